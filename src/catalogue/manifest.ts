@@ -1,0 +1,32 @@
+/**
+ * A honeypot kind in a catalogue: a folder holding `manifest.json` (this schema) and whatever
+ * the kind needs. Commands are argv arrays (never a shell line), so config values cannot inject
+ * into them. In `entry` and `install`, `${BUN}` is the running Bun executable, `${HONEYBEE_HOME}`
+ * the installed honeybee package, and `${POT_DIR}` the pot's folder on the node (the cwd).
+ */
+import { Type, type Static } from "@sinclair/typebox";
+
+export const ConfigKey = Type.Object({
+  default: Type.String(),
+  description: Type.String(),
+  /** A port key is checked to be 1-65535 and free before the pot starts. */
+  port: Type.Optional(Type.Boolean()),
+  /** JSON Schema fragment for the string value (pattern, enum, maxLength). */
+  schema: Type.Optional(Type.Record(Type.String(), Type.Any())),
+});
+export type ConfigKey = Static<typeof ConfigKey>;
+
+export const Manifest = Type.Object({
+  name: Type.String({ pattern: "^[a-z0-9][a-z0-9_-]*$", examples: ["cowrie"] }),
+  aliases: Type.Array(Type.String(), { default: [] }),
+  description: Type.String(),
+  version: Type.Optional(Type.String()),
+  /** argv that runs the honeypot in the foreground; it must exit on SIGTERM. */
+  entry: Type.Array(Type.String(), { minItems: 1 }),
+  /** argv lists run once at install, in order, each with a time limit. */
+  install: Type.Array(Type.Array(Type.String(), { minItems: 1 }), { default: [] }),
+  config: Type.Record(Type.String({ pattern: "^[a-z][a-z0-9_]*$" }), ConfigKey),
+  /** Event ids the kind emits, for documentation. */
+  events: Type.Optional(Type.Array(Type.String())),
+});
+export type Manifest = Static<typeof Manifest>;

@@ -1,0 +1,99 @@
+/**
+ * Core configuration: defaults < config file < HONEYBEE_* environment < command-line flags.
+ * The merged result is validated once with TypeBox; a bad value stops start-up with a message
+ * naming its key.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { existsSync, readFileSync } from "node:fs";
+import { LOG_LEVELS } from "./log";
+
+const Port = (description: string, def: number) => Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
+
+export const CoreConfig = Type.Object({
+  host: Type.String({ minLength: 1, default: "127.0.0.1", description: "Address every listener binds to." }),
+  node_port: Port("Node control channel (Protocol v2 over TCP).", 9001),
+  api_port: Port("REST API, OpenAPI, Swagger UI and the backend stream.", 9002),
+  ws_port: Port("WebSocket proxy (live feed and commands).", 9003),
+  event_port: Port("Event socket (NDJSON from nodes and honeypots).", 9100),
+  db: Type.String({ minLength: 1, default: "./data/honeybee.db", description: "SQLite database file (`:memory:` for a throwaway one)." }),
+  log_level: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: "info", description: "pino log level." }),
+  log_events: Type.Boolean({ default: true, description: "One log line per ingested event; turn off for extreme rates." }),
+  heartbeat_timeout_ms: Type.Integer({ minimum: 100, default: 90_000, description: "A node that sends nothing for this long becomes Unknown (three 30 s heartbeats)." }),
+  max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message on any socket." }),
+  batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 4096, description: "Events committed per transaction at most." }),
+  batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
+  max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),
+  retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
+  ws_backpressure_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: "Bytes queued for one WebSocket client before it is cut off." }),
+});
+export type CoreConfig = Static<typeof CoreConfig>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const KEYS = Object.keys(CoreConfig.properties) as (keyof CoreConfig)[];
+
+/** Reads HONEYBEE_<KEY> variables for the keys of a schema. */
+export function fromEnv(keys: readonly string[], env: Record<string, string | undefined> = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of keys) {
+    const v = env[`HONEYBEE_${key.toUpperCase()}`];
+    if (v !== undefined && v !== "") out[key] = v;
+  }
+  return out;
+}
+
+export function readConfigFile(path: string): Record<string, unknown> {
+  if (!existsSync(path)) throw new ConfigError(`config file ${path} does not exist`);
+  try {
+    const parsed = JSON.parse(readFileSync(path, "utf8"));
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
+    return parsed;
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Merges the layers and validates them. Strings from env and flags are converted to the
+ * key's type; a key that does not exist is an error too (a typo must not pass silently).
+ */
+export function resolveConfig<S extends typeof CoreConfig>(
+  schema: S,
+  layers: Record<string, unknown>[],
+): Static<S> {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (value === undefined) continue;
+      if (!(key in schema.properties)) throw new ConfigError(`unknown configuration key "${key}"`);
+      merged[key] = value;
+    }
+  }
+  const withDefaults = Value.Default(schema, Value.Convert(schema, merged)) as Record<string, unknown>;
+  for (const key of Object.keys(schema.properties)) {
+    const prop = (schema.properties as Record<string, import("@sinclair/typebox").TSchema>)[key]!;
+    if (!Value.Check(prop, withDefaults[key])) {
+      throw new ConfigError(`invalid value for "${key}": ${JSON.stringify(merged[key])} (${prop.description ?? "see README"}; expected ${describe(prop)})`);
+    }
+  }
+  return withDefaults as Static<S>;
+}
+
+function describe(schema: import("@sinclair/typebox").TSchema): string {
+  if (schema.type === "integer") return `an integer from ${schema.minimum ?? "-∞"} to ${schema.maximum ?? "∞"}`;
+  if (schema.type === "boolean") return "true or false";
+  if (schema.anyOf) return `one of ${schema.anyOf.map((s: { const: unknown }) => s.const).join(", ")}`;
+  return schema.type ?? "a valid value";
+}
+
+/** Loads Core's configuration: defaults, then `file`, then env, then `flags`. */
+export function loadCoreConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): CoreConfig {
+  const file = (flags.config as string | undefined) ?? env.HONEYBEE_CONFIG;
+  const { config: _ignored, ...rest } = flags;
+  return resolveConfig(CoreConfig, [file ? readConfigFile(file) : {}, fromEnv(KEYS, env), rest]);
+}
+
+export const defaultCoreConfig = (overrides: Partial<CoreConfig> = {}): CoreConfig => resolveConfig(CoreConfig, [overrides]);

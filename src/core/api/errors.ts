@@ -1,0 +1,31 @@
+/**
+ * One error shape everywhere: `{"error": {"code": "not_found", "message": "..."}}`.
+ */
+import { t } from "elysia";
+
+export const ErrorBody = t.Object(
+  { error: t.Object({ code: t.String(), message: t.String() }) },
+  { description: "Every error has this shape.", example: { error: { code: "not_found", message: "node 42 is not registered" } } },
+);
+export type ErrorBody = typeof ErrorBody.static;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (message: string) => new ApiError(404, "not_found", message);
+export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
+export const conflict = (message: string) => new ApiError(409, "conflict", message);
+
+export function errorBody(code: string, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+/** Standard error responses for OpenAPI. */
+export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));

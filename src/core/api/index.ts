@@ -1,0 +1,91 @@
+/**
+ * The REST API on Elysia: resources as plugins, one error mapping, OpenAPI from the same
+ * schemas that validate, and a Swagger UI served from this package (no CDN).
+ */
+import { swagger } from "@elysiajs/swagger";
+import { Elysia } from "elysia";
+import type { Logger } from "../../log";
+import { stringify } from "../../protocol/json";
+import { ApiError, errorBody } from "./errors";
+import { Health } from "./model";
+import { swaggerUi } from "./swagger-ui";
+
+export const API_VERSION = "0.1.0";
+
+/** Paths and the methods they answer, for telling 405 from 404. */
+function methodsFor(routes: { method: string; path: string }[], path: string): string[] {
+  const out: string[] = [];
+  for (const r of routes) {
+    const pattern = new RegExp("^" + r.path.replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*") + "$");
+    if (pattern.test(path)) out.push(r.method);
+  }
+  return out;
+}
+
+export interface ApiOptions {
+  logger: Logger;
+  plugins: Elysia<any, any, any, any, any, any, any>[];
+}
+
+export function createApi({ logger, plugins }: ApiOptions) {
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+
+  // Filled in once the app exists; the error handler needs the route table to tell 405 from 404.
+  let routes: { method: string; path: string }[] = [];
+  const app = new Elysia({ name: "honeybee-api" })
+    .onError({ as: "global" }, ({ code, error, request }) => {
+      // Checked by class, not by `code`: plugins are separate instances that do not share registered error names.
+      if (error instanceof ApiError) return json(error.status, errorBody(error.code, error.message));
+      if (code === "NOT_FOUND") {
+        const path = new URL(request.url).pathname;
+        const allowed: string[] = methodsFor(routes, path).filter((m) => m !== "WS");
+        if (allowed.length > 0) {
+          return json(405, errorBody("method_not_allowed", `${request.method} is not allowed on ${path}; use ${allowed.join(", ")}`), { allow: allowed.join(", ") });
+        }
+        return json(404, errorBody("not_found", `no such path: ${request.method} ${path}`));
+      }
+      if (code === "VALIDATION") {
+        const first = (error as { all?: { path?: string; summary?: string; message?: string }[] }).all?.[0];
+        const detail = first ? `${first.path || "body"}: ${first.summary ?? first.message}` : error.message;
+        return json(400, errorBody("bad_request", `invalid request: ${detail}`));
+      }
+      if (code === "PARSE") return json(400, errorBody("bad_json", "request body is not valid JSON"));
+      logger.error({ err: error, url: request.url }, "request failed");
+      return json(500, errorBody("internal", "internal error; see Core's log"));
+    })
+    // bigint ids must reach the wire as exact integers, which JSON.stringify cannot do.
+    .mapResponse({ as: "global" }, ({ response, set }) => {
+      if (response === null || typeof response !== "object" || response instanceof Response || response instanceof Blob) return;
+      return json(typeof set.status === "number" ? set.status : 200, response);
+    })
+    .use(
+      swagger({
+        path: "/swagger/cdn",
+        specPath: "/swagger/json",
+        exclude: [/^\/swagger/],
+        documentation: {
+          info: {
+            title: "HoneyBee Core",
+            version: API_VERSION,
+            description:
+              "Backend API of HoneyBee Core, the honeypot management service: the registry of nodes and honeypots, events, statistics and node commands. " +
+              "Node ids are unsigned 64-bit integers and are written as exact JSON integers. Errors have the shape `{\"error\":{\"code\",\"message\"}}`.",
+          },
+          tags: [
+            { name: "Health", description: "Liveness" },
+            { name: "Nodes", description: "Registered nodes" },
+            { name: "Honeypots", description: "Honeypots across all nodes" },
+          ],
+        },
+      }),
+    )
+    .use(swaggerUi())
+    .get("/health", () => ({ status: "ok" as const }), {
+      response: { 200: Health },
+      detail: { tags: ["Health"], summary: "Check that Core is running" },
+    });
+  for (const p of plugins) app.use(p);
+  routes = app.routes;
+  return app;
+}

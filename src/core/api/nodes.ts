@@ -1,0 +1,58 @@
+/**
+ * Nodes and honeypots: the four read operations of SPEC.md 4.1 (health lives beside them).
+ */
+import { Elysia, t } from "elysia";
+import { toU64 } from "../../protocol/json";
+import type { Registry } from "../registry";
+import { badRequest, errorResponses, notFound } from "./errors";
+import { HoneypotList, NodeDetail, NodeList } from "./model";
+
+/** Parses a `{node_id}` path segment: an unsigned 64-bit integer in decimal. */
+export function parseNodeId(raw: string): bigint {
+  const id = toU64(raw);
+  if (id === null) throw badRequest(`node_id must be an unsigned 64-bit integer, got ${JSON.stringify(raw)}`);
+  return id;
+}
+
+export const nodesApi = (registry: Registry) =>
+  new Elysia({ name: "nodes", tags: ["Nodes"] })
+    .get(
+      "/api/v1/nodes",
+      () => ({
+        nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
+      }),
+      {
+        response: { 200: NodeList },
+        detail: { summary: "List all registered nodes", description: "Every node Core has seen, with its current status (`Unknown` while it is not connected)." },
+      },
+    )
+    .get(
+      "/api/v1/nodes/:node_id",
+      ({ params }) => {
+        const id = parseNodeId(params.node_id);
+        const n = registry.node(id);
+        if (!n) throw notFound(`node ${id} is not registered`);
+        return {
+          node_id: n.node_id,
+          node_name: n.node_name,
+          status: n.status,
+          node_type: n.node_type,
+          honeypots: registry.listPots(id).map((p) => ({ pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+        };
+      },
+      {
+        params: t.Object({ node_id: t.String({ description: "Node identifier (unsigned 64-bit integer).", example: "18446744073709551557" }) }),
+        response: { 200: NodeDetail, ...errorResponses(400, 404) },
+        detail: { summary: "Get one node", description: "The node summary plus the honeypots on the node." },
+      },
+    )
+    .get(
+      "/api/v1/honeypots",
+      () => ({
+        honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+      }),
+      {
+        response: { 200: HoneypotList },
+        detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },
+      },
+    );

@@ -1,0 +1,40 @@
+/**
+ * The message bus: every Protocol v2 message Core emits to the outside (events, status,
+ * command results) goes through here. In-process today; the seam where Redis pub/sub goes
+ * when Core runs as several processes.
+ */
+import type { MessageKind } from "../protocol/messages";
+
+/** What a subscriber may filter on, computed once by the publisher. */
+export interface BusMeta {
+  node_id?: bigint | null;
+  pot_id?: string | null;
+  event_type?: string | null;
+}
+
+export interface BusMessage {
+  kind: MessageKind;
+  payload: unknown;
+  meta: BusMeta;
+}
+
+export type BusListener = (msg: BusMessage) => void;
+
+export class MessageBus {
+  private listeners = new Set<BusListener>();
+
+  subscribe(listener: BusListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  publish(kind: MessageKind, payload: unknown, meta: BusMeta = {}): void {
+    if (this.listeners.size === 0) return;
+    const msg = { kind, payload, meta };
+    for (const l of this.listeners) l(msg);
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+}

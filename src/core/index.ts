@@ -1,0 +1,101 @@
+/**
+ * Core: starts every listener from one config and returns a handle whose `stop()` shuts them
+ * down in the order that loses nothing (stop accepting, drain the event pipeline, close the
+ * database).
+ */
+import { defaultCoreConfig, type CoreConfig } from "../config";
+import { openDatabase } from "../db";
+import { RegistryStore } from "../db/registry-store";
+import { createLogger, type Logger } from "../log";
+import { createApi } from "./api";
+import { nodesApi } from "./api/nodes";
+import { MessageBus } from "./bus";
+import { eventsApi } from "./api/events";
+import { createIngest, startEventSocket } from "./ingest";
+import { startNodeChannel } from "./node-channel";
+import { Registry } from "./registry";
+
+export interface CoreHandle {
+  readonly config: CoreConfig;
+  readonly ports: { node: number; api: number; ws: number; event: number };
+  readonly registry: Registry;
+  readonly bus: MessageBus;
+  stop(): Promise<void>;
+}
+
+export class PortInUseError extends Error {
+  constructor(
+    readonly key: string,
+    readonly port: number,
+    host: string,
+  ) {
+    super(`cannot listen on ${host}:${port} (${key}): the port is already in use; stop the other process or choose another port with --${key.replace(/_/g, "-")}`);
+    this.name = "PortInUseError";
+  }
+}
+
+/** Runs `listen`, turning "address in use" into an error that names the port and its flag. */
+export function bindOrExplain<T>(key: string, host: string, port: number, listen: () => T): T {
+  try {
+    return listen();
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    if (err.code === "EADDRINUSE" || /in use|EADDRINUSE/i.test(err.message ?? "")) throw new PortInUseError(key, port, host);
+    throw e;
+  }
+}
+
+export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Logger): Promise<CoreHandle> {
+  const config = defaultCoreConfig(overrides);
+  const log = logger ?? createLogger(config.log_level);
+  const db = openDatabase(config.db);
+  const bus = new MessageBus();
+  const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
+  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }) });
+
+  const stoppers: (() => unknown)[] = [];
+  const cleanup = async () => {
+    for (const s of stoppers.reverse()) await s();
+    registry.stop();
+    await ingest.stop();
+    db.$client.close();
+  };
+  try {
+    const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
+      startNodeChannel({
+        host: config.host,
+        port: config.node_port,
+        maxMessageBytes: config.max_message_bytes,
+        registry,
+        ingest,
+        onCommandResult: () => {},
+        logger: log.child({ component: "node-channel" }),
+      }),
+    );
+    stoppers.push(() => nodeChannel.stop());
+
+    const events = bindOrExplain("event_port", config.host, config.event_port, () =>
+      startEventSocket({ host: config.host, port: config.event_port, ingest, config, logger: log.child({ component: "event-socket" }) }),
+    );
+    // Stopped first on shutdown: stop accepting events, then drain what was received.
+    stoppers.push(() => events.stop());
+
+    const app = createApi({ logger: log.child({ component: "api" }), plugins: [nodesApi(registry), eventsApi({ db, ingest })] });
+    const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port }));
+    stoppers.push(() => api.stop(true));
+
+    const ports = { node: nodeChannel.port, api: api.server!.port!, ws: 0, event: events.port };
+    log.info({ host: config.host, ports, db: config.db }, "core started");
+    let stopped: Promise<void> | null = null;
+    return {
+      config,
+      ports,
+      registry,
+      bus,
+      stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The node control channel (TCP, Protocol v2, one JSON message per line, both directions).
+ *
+ * A connection must open with NodeRegistration; everything it sends afterwards is about that
+ * node. A bad message is answered with an `Error` message and skipped; it never affects other
+ * connections. Buffers are bounded by `maxMessageBytes` per message and a write queue per peer.
+ */
+import type { Socket, TCPSocketListener } from "bun";
+import type { Logger } from "../log";
+import { LineSplitter, splitConcatenated } from "../protocol/framing";
+import { parseWithIds, stringify } from "../protocol/json";
+import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
+import { RateLimitedLog } from "../net/rate-limited-log";
+import { SocketWriter } from "../net/socket-writer";
+import type { Ingest } from "./ingest/types";
+import type { NodeLink, Registry } from "./registry";
+
+const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "NodeDrop"]);
+
+export interface NodeChannelOptions {
+  host: string;
+  port: number;
+  maxMessageBytes: number;
+  registry: Registry;
+  ingest: Ingest;
+  onCommandResult: (result: CommandResult) => void;
+  logger: Logger;
+}
+
+export interface NodeChannelHandle {
+  readonly port: number;
+  readonly connections: number;
+  stop(): void;
+}
+
+interface Conn {
+  splitter: LineSplitter;
+  writer: SocketWriter;
+  nodeId: bigint | null;
+  link: NodeLink;
+  remote: string;
+}
+
+export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
+  const { registry, ingest, logger } = opts;
+  const warn = new RateLimitedLog(logger);
+  let connections = 0;
+
+  const reply = (c: Conn, code: string, message: string) => {
+    warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);
+    c.link.send("Error", { code, message });
+  };
+
+  const handle = (c: Conn, socket: Socket<Conn>, msg: Decoded) => {
+    if (msg.kind === "NodeRegistration") {
+      const reg = msg.payload;
+      if (c.nodeId !== null && c.nodeId !== reg.node_id) {
+        c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: `this connection is already registered as node ${c.nodeId}` });
+        return;
+      }
+      c.nodeId = reg.node_id;
+      registry.register(reg, c.link);
+      c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: true, message: "registered" });
+      logger.info({ node_id: reg.node_id.toString(), node_name: reg.node_name, remote: c.remote }, "node registered");
+      return;
+    }
+    if (c.nodeId === null) {
+      reply(c, "not_registered", `${msg.kind} before NodeRegistration; register first`);
+      return;
+    }
+    const claimed = (msg.payload as { node_id?: bigint } | null)?.node_id;
+    if (claimed !== undefined && claimed !== c.nodeId && msg.kind !== "PotEvent" && msg.kind !== "PotLog") {
+      reply(c, "node_id_mismatch", `${msg.kind} names node ${claimed} but this connection is node ${c.nodeId}`);
+      return;
+    }
+    registry.touch(c.nodeId);
+    switch (msg.kind) {
+      case "NodeStatusUpdate":
+        registry.setNodeStatus(c.nodeId, msg.payload.status);
+        return;
+      case "PotStatusUpdate":
+        registry.updatePot(msg.payload);
+        return;
+      case "PotEvent":
+      case "PotLog": {
+        const err = ingest.submit({ version: 2, message: { [msg.kind]: msg.payload } }, { transport: "control", remote: c.remote, nodeId: c.nodeId });
+        if (err) reply(c, "invalid_event", err);
+        return;
+      }
+      case "NodeEvent":
+        ingest.submitNodeEvent(c.nodeId, msg.payload, { transport: "control", remote: c.remote, nodeId: c.nodeId });
+        return;
+      case "CommandResult":
+        opts.onCommandResult(msg.payload);
+        return;
+      case "NodeDrop":
+        logger.info({ node_id: c.nodeId.toString() }, "node said goodbye");
+        registry.dropped(c.nodeId, c.link);
+        socket.end();
+        return;
+    }
+  };
+
+  const onLine = (c: Conn, socket: Socket<Conn>, text: string) => {
+    let value: unknown;
+    try {
+      value = parseWithIds(text);
+    } catch {
+      const parts = splitConcatenated(text);
+      if (!parts) return reply(c, "bad_json", `message is not valid JSON (${text.length} bytes)`);
+      for (const p of parts) onLine(c, socket, p);
+      return;
+    }
+    const msg = decodeEnvelope(value, FROM_NODE);
+    if (!msg.ok) {
+      if (msg.code === "unsupported_version" && isRegistration(value)) {
+        const nodeId = (value as any).message?.NodeRegistration?.node_id;
+        c.link.send("RegistrationAck", { node_id: typeof nodeId === "bigint" ? nodeId : 0n, accepted: false, message: msg.message });
+      }
+      return reply(c, msg.code, msg.message);
+    }
+    handle(c, socket, msg);
+  };
+
+  const server: TCPSocketListener<Conn> = Bun.listen<Conn>({
+    hostname: opts.host,
+    port: opts.port,
+    socket: {
+      open(socket) {
+        connections++;
+        const remote = `${socket.remoteAddress}`;
+        const writer = new SocketWriter(socket);
+        const link: NodeLink = {
+          remoteAddress: remote,
+          send: (kind, payload) => writer.write(stringify(envelope(kind as any, payload as any)) + "\n"),
+          close: (reason) => {
+            writer.write(stringify(envelope("Error", { code: "closed", message: reason })) + "\n");
+            socket.end();
+          },
+        };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes), writer, nodeId: null, link, remote };
+      },
+      data(socket, chunk) {
+        const c = socket.data;
+        c.splitter.push(chunk, {
+          line: (text) => onLine(c, socket, text),
+          oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
+        });
+      },
+      drain(socket) {
+        socket.data.writer.drain();
+      },
+      close(socket) {
+        connections--;
+        const c = socket.data;
+        if (c?.nodeId !== null && c?.nodeId !== undefined) {
+          registry.disconnected(c.nodeId, c.link);
+          logger.info({ node_id: c.nodeId.toString(), remote: c.remote }, "node connection closed");
+        }
+      },
+      error(socket, error) {
+        logger.warn({ remote: socket.data?.remote, err: error.message }, "node connection error");
+      },
+    },
+  });
+
+  return {
+    get port() {
+      return server.port;
+    },
+    get connections() {
+      return connections;
+    },
+    stop() {
+      server.stop(true);
+    },
+  };
+}
+
+function isRegistration(value: unknown): boolean {
+  const m = (value as { message?: unknown })?.message;
+  return typeof m === "object" && m !== null && "NodeRegistration" in m;
+}

@@ -1,0 +1,155 @@
+/**
+ * The registry of nodes and honeypots: the live view (who is connected, through which
+ * connection) kept in memory, every change written through to the store and published on
+ * the bus. The command router asks it which connection holds a node.
+ */
+import type { Logger } from "../log";
+import type { NodeRow, PotRow, RegistryStore } from "../db/registry-store";
+import type { NodeRegistration, PotStatusUpdate } from "../protocol/messages";
+import type { MessageBus } from "./bus";
+
+/** A node's live connection, as the registry and the command router see it. */
+export interface NodeLink {
+  readonly remoteAddress: string;
+  send(kind: "NodeCommand" | "RegistrationAck" | "Error", payload: unknown): boolean;
+  close(reason: string): void;
+}
+
+interface LiveNode {
+  row: NodeRow;
+  link: NodeLink | null;
+}
+
+export class Registry {
+  private nodes = new Map<bigint, LiveNode>();
+  private pots = new Map<string, PotRow>();
+  /** pot_id -> node_id, to stamp events that arrive without a node_id. */
+  private potOwner = new Map<string, bigint>();
+  private watchdog: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly bus: MessageBus,
+    private readonly logger: Logger,
+    private readonly heartbeatTimeoutMs: number,
+  ) {
+    store.markAllNodesUnknown();
+    for (const row of store.listNodes()) this.nodes.set(row.node_id, { row, link: null });
+    for (const pot of store.listPots()) this.setPot(pot);
+    this.watchdog = setInterval(() => this.expireSilentNodes(), Math.min(heartbeatTimeoutMs, 5000));
+    this.watchdog.unref?.();
+  }
+
+  stop(): void {
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = null;
+  }
+
+  register(reg: NodeRegistration, link: NodeLink): void {
+    const now = Date.now();
+    const existing = this.nodes.get(reg.node_id);
+    if (existing?.link && existing.link !== link) {
+      this.logger.warn({ node_id: reg.node_id.toString(), old: existing.link.remoteAddress, new: link.remoteAddress }, "node registered again; replacing its old connection");
+      existing.link.close("replaced by a newer registration of the same node_id");
+    }
+    const row: NodeRow = {
+      node_id: reg.node_id,
+      node_name: reg.node_name,
+      node_type: reg.node_type,
+      status: "Connected",
+      address: reg.address ?? link.remoteAddress,
+      port: reg.port ?? null,
+      registered_at: existing?.row.registered_at ?? now,
+      last_seen: now,
+    };
+    this.nodes.set(reg.node_id, { row, link });
+    this.store.upsertNode(row);
+    this.bus.publish("NodeRegistration", { node_id: reg.node_id, node_name: reg.node_name, address: row.address, port: row.port, node_type: reg.node_type }, { node_id: reg.node_id });
+  }
+
+  /** Any message from a node proves it alive. */
+  touch(nodeId: bigint): void {
+    const n = this.nodes.get(nodeId);
+    if (n) n.row.last_seen = Date.now();
+  }
+
+  setNodeStatus(nodeId: bigint, status: string): void {
+    const n = this.nodes.get(nodeId);
+    if (!n) return;
+    n.row.last_seen = Date.now();
+    const changed = n.row.status !== status;
+    n.row.status = status;
+    if (changed) this.store.setNodeStatus(nodeId, status, n.row.last_seen);
+    this.bus.publish("NodeStatusUpdate", { node_id: nodeId, status }, { node_id: nodeId });
+  }
+
+  updatePot(u: PotStatusUpdate): void {
+    const row: PotRow = { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, message: u.message ?? null, updated_at: Date.now() };
+    this.setPot(row);
+    this.store.upsertPot(row);
+    this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
+  }
+
+  /** NodeDrop: a graceful goodbye. */
+  dropped(nodeId: bigint, link: NodeLink): void {
+    const n = this.nodes.get(nodeId);
+    if (!n || n.link !== link) return;
+    n.link = null;
+    this.setNodeStatus(nodeId, "Stopped");
+    this.bus.publish("NodeDrop", null, { node_id: nodeId });
+  }
+
+  /** The connection closed without a NodeDrop. */
+  disconnected(nodeId: bigint, link: NodeLink): void {
+    const n = this.nodes.get(nodeId);
+    if (!n || n.link !== link) return;
+    n.link = null;
+    if (n.row.status !== "Stopped") this.setNodeStatus(nodeId, "Unknown");
+  }
+
+  private expireSilentNodes(): void {
+    const cutoff = Date.now() - this.heartbeatTimeoutMs;
+    for (const [id, n] of this.nodes) {
+      if (n.link && n.row.last_seen < cutoff && n.row.status !== "Unknown") {
+        this.logger.warn({ node_id: id.toString() }, "node missed its heartbeats; marking it Unknown");
+        this.setNodeStatus(id, "Unknown");
+      }
+    }
+  }
+
+  link(nodeId: bigint): NodeLink | null {
+    return this.nodes.get(nodeId)?.link ?? null;
+  }
+
+  hasNode(nodeId: bigint): boolean {
+    return this.nodes.has(nodeId);
+  }
+
+  node(nodeId: bigint): NodeRow | null {
+    return this.nodes.get(nodeId)?.row ?? null;
+  }
+
+  listNodes(): NodeRow[] {
+    return [...this.nodes.values()].map((n) => n.row);
+  }
+
+  listPots(nodeId?: bigint): PotRow[] {
+    const all = [...this.pots.values()];
+    return nodeId === undefined ? all : all.filter((p) => p.node_id === nodeId);
+  }
+
+  nodeOfPot(potId: string): bigint | null {
+    return this.potOwner.get(potId) ?? null;
+  }
+
+  get connectedCount(): number {
+    let n = 0;
+    for (const v of this.nodes.values()) if (v.link) n++;
+    return n;
+  }
+
+  private setPot(p: PotRow): void {
+    this.pots.set(`${p.node_id}/${p.pot_id}`, p);
+    this.potOwner.set(p.pot_id, p.node_id);
+  }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bun
+/**
+ * The `honeybee` command: parses arguments and hands them to the program they name.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { ConfigError, loadCoreConfig } from "./config";
+import { PortInUseError, startCore } from "./core";
+import { createLogger } from "./log";
+
+const program = new Command("honeybee")
+  .description("HoneyBee: honeypot management. Core, node agent, WebSocket proxy and management commands.")
+  .showHelpAfterError()
+  .exitOverride();
+
+program
+  .command("core", { isDefault: true })
+  .description("run Core: registry, node channel (9001), REST API (9002), WebSocket proxy (9003), event socket (9100)")
+  .option("--config <file>", "JSON config file (also HONEYBEE_CONFIG)")
+  .option("--host <address>", "address every listener binds to (default 127.0.0.1)")
+  .option("--node-port <port>", "node control channel port (default 9001)")
+  .option("--api-port <port>", "REST API port (default 9002)")
+  .option("--ws-port <port>", "WebSocket proxy port (default 9003)")
+  .option("--event-port <port>", "event socket port (default 9100)")
+  .option("--db <path>", "SQLite file (default ./data/honeybee.db)")
+  .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default info)")
+  .addOption(new Option("--log-events <bool>", "one log line per event (default true)"))
+  .option("--retention-days <days>", "delete events older than this (default 0: keep)")
+  .action(async (opts: Record<string, string | undefined>) => {
+    const flags: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(opts)) if (v !== undefined) flags[k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] = v;
+    const config = loadCoreConfig(flags);
+    const logger = createLogger(config.log_level);
+    const core = await startCore(config, logger);
+    stopOnSignals(() => core.stop());
+  });
+
+function stopOnSignals(stop: () => Promise<void>): void {
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (e) => {
+        console.error(`honeybee: error while stopping after ${signal}: ${(e as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (e) {
+  if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
+  if (e instanceof ConfigError || e instanceof PortInUseError) {
+    console.error(`honeybee: ${e.message}`);
+    process.exit(1);
+  }
+  throw e;
+}

@@ -1,0 +1,4 @@
+export * from "./json";
+export * from "./framing";
+export * from "./messages";
+export * from "./types";

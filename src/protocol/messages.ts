@@ -1,0 +1,233 @@
+/**
+ * Protocol v2 messages: one TypeBox schema per payload, the envelope, and a decoder that
+ * accepts every form existing implementations send.
+ *
+ * Envelope: `{"version": 2, "message": {"<Kind>": <payload>}}`. A unit variant may arrive as
+ * `"Kind"`, `{"Kind": null}` or `{"Kind": {}}`. Unknown fields are ignored.
+ */
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { NodeId, NodeStatus, NodeType, PotId, PotStatus, StringMap } from "./types";
+
+export const PROTOCOL_VERSION = 2;
+
+// ---- Node -> Core ---------------------------------------------------------------------
+
+export const NodeRegistration = Type.Object({
+  node_id: NodeId,
+  node_name: Type.String({ minLength: 1, maxLength: 256 }),
+  address: Type.Optional(Type.String()),
+  port: Type.Optional(Type.Integer()),
+  node_type: NodeType,
+  totp_code: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  enrollment_token: Type.Optional(Type.String()),
+});
+export type NodeRegistration = Static<typeof NodeRegistration>;
+
+export const NodeStatusUpdate = Type.Object({ node_id: NodeId, status: NodeStatus });
+export type NodeStatusUpdate = Static<typeof NodeStatusUpdate>;
+
+export const PotStatusUpdate = Type.Object({
+  node_id: NodeId,
+  pot_id: Type.String({ minLength: 1, maxLength: 128 }),
+  pot_type: Type.String({ minLength: 1, maxLength: 128 }),
+  status: PotStatus,
+  message: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+export type PotStatusUpdate = Static<typeof PotStatusUpdate>;
+
+/** NodeEvent's payload is itself an enum: Started, Stopped, Alarm{description}, Error{message}. */
+export const NodeEventPayload = Type.Union([
+  Type.Literal("Started"),
+  Type.Literal("Stopped"),
+  Type.Object({ Started: Type.Optional(Type.Any()) }, { minProperties: 1, maxProperties: 1 }),
+  Type.Object({ Stopped: Type.Optional(Type.Any()) }, { minProperties: 1, maxProperties: 1 }),
+  Type.Object({ Alarm: Type.Object({ description: Type.String() }) }),
+  Type.Object({ Error: Type.Object({ message: Type.String() }) }),
+]);
+export type NodeEventPayload = Static<typeof NodeEventPayload>;
+
+export const CommandResult = Type.Object({
+  command_id: Type.String({ minLength: 1, maxLength: 128 }),
+  node_id: NodeId,
+  ok: Type.Boolean(),
+  message: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+export type CommandResult = Static<typeof CommandResult>;
+
+/** PotEvent and PotLog are loosely shaped; the ingest normaliser owns their validation. */
+export const LooseObject = Type.Record(Type.String(), Type.Any());
+
+// ---- Core -> Node ---------------------------------------------------------------------
+
+export const RegistrationAck = Type.Object({
+  node_id: NodeId,
+  accepted: Type.Boolean(),
+  message: Type.String(),
+  totp_key: Type.Optional(Type.String()),
+});
+export type RegistrationAck = Static<typeof RegistrationAck>;
+
+export const InstallPot = Type.Object({
+  pot_id: PotId,
+  honeypot_type: Type.String({ minLength: 1, maxLength: 64, example: "cowrie" }),
+  config: Type.Optional(StringMap),
+  auto_start: Type.Optional(Type.Boolean()),
+  git_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  git_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: "^[A-Za-z0-9._/-]+$" })),
+});
+export type InstallPot = Static<typeof InstallPot>;
+
+/** The command object: a single key naming the command. */
+export const Command = Type.Union(
+  [
+    Type.Object({ InstallPot }, { additionalProperties: false }),
+    Type.Object({ DeployPot: PotId }, { additionalProperties: false }),
+    Type.Object({ StopPot: PotId }, { additionalProperties: false }),
+    Type.Object({ RestartPot: PotId }, { additionalProperties: false }),
+    Type.Object({ GetPotStatus: PotId }, { additionalProperties: false }),
+    Type.Object({ GetPotInfo: PotId }, { additionalProperties: false }),
+    Type.Object({ GetInstalledPots: Type.Null() }, { additionalProperties: false }),
+    Type.Object({ Restart: Type.Null() }, { additionalProperties: false }),
+  ],
+  {
+    description: "A single key naming the command; its value is the command's argument.",
+    example: { InstallPot: { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: "2222" }, auto_start: true } },
+  },
+);
+export type Command = Static<typeof Command>;
+export const COMMAND_NAMES = ["InstallPot", "DeployPot", "StopPot", "RestartPot", "GetPotStatus", "GetPotInfo", "GetInstalledPots", "Restart"] as const;
+export type CommandName = (typeof COMMAND_NAMES)[number];
+const UNIT_COMMANDS = new Set<string>(["GetInstalledPots", "Restart"]);
+
+export const NodeCommand = Type.Object({
+  node_id: NodeId,
+  command: Command,
+  command_id: Type.Optional(Type.String()),
+});
+export type NodeCommand = Static<typeof NodeCommand>;
+
+export const ProtocolErrorPayload = Type.Object({ code: Type.String(), message: Type.String() });
+export type ProtocolErrorPayload = Static<typeof ProtocolErrorPayload>;
+
+// ---- Event socket and WebSocket ------------------------------------------------------
+
+export const EventStreamHello = Type.Object({
+  node_id: Type.Optional(NodeId),
+  acks: Type.Optional(Type.Boolean()),
+  totp_code: Type.Optional(Type.String()),
+});
+export type EventStreamHello = Static<typeof EventStreamHello>;
+
+export const EventAck = Type.Object({ seq: Type.Integer({ minimum: 0 }) });
+
+export const CommandAck = Type.Object({
+  command_id: Type.Union([Type.String(), Type.Null()]),
+  node_id: Type.Union([NodeId, Type.Null()]),
+  accepted: Type.Boolean(),
+  message: Type.String(),
+});
+export type CommandAck = Static<typeof CommandAck>;
+
+// ---- Envelope decoding -----------------------------------------------------------------
+
+/** Payload schema per kind; `null` marks a unit variant. */
+const PAYLOADS = {
+  NodeRegistration,
+  NodeStatusUpdate,
+  PotStatusUpdate,
+  PotEvent: LooseObject,
+  PotLog: LooseObject,
+  NodeEvent: NodeEventPayload,
+  CommandResult,
+  NodeDrop: null,
+  RegistrationAck,
+  NodeCommand,
+  EventStreamHello,
+  EventAck,
+  CommandAck,
+  Error: ProtocolErrorPayload,
+} as const;
+export type MessageKind = keyof typeof PAYLOADS;
+export type Payload<K extends MessageKind> = (typeof PAYLOADS)[K] extends TSchema ? Static<(typeof PAYLOADS)[K]> : null;
+
+const CHECKS = Object.fromEntries(
+  Object.entries(PAYLOADS).map(([k, s]) => [k, s ? TypeCompiler.Compile(s as TSchema) : null]),
+) as Record<MessageKind, ReturnType<typeof TypeCompiler.Compile> | null>;
+
+export type Decoded = { [K in MessageKind]: { ok: true; kind: K; payload: Payload<K> } }[MessageKind];
+export type DecodeError = { ok: false; code: "bad_envelope" | "unsupported_version" | "unknown_kind" | "invalid_payload"; message: string; kind?: string };
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Splits `"Kind"` / `{"Kind": payload}` into its kind and payload (null for unit forms). */
+export function variant(value: unknown): { kind: string; payload: unknown } | null {
+  if (typeof value === "string") return { kind: value, payload: null };
+  if (!isPlainObject(value)) return null;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return null;
+  const kind = keys[0]!;
+  return { kind, payload: value[kind] };
+}
+
+function isEmptyUnit(payload: unknown): boolean {
+  return payload === null || payload === undefined || (isPlainObject(payload) && Object.keys(payload).length === 0);
+}
+
+export function decodeEnvelope(value: unknown, accept?: ReadonlySet<string>): Decoded | DecodeError {
+  if (!isPlainObject(value)) return { ok: false, code: "bad_envelope", message: "a message must be a JSON object" };
+  if (value.version !== PROTOCOL_VERSION) {
+    return {
+      ok: false,
+      code: "unsupported_version",
+      message: `unsupported protocol version ${JSON.stringify(value.version ?? null)}; this Core speaks version ${PROTOCOL_VERSION}`,
+    };
+  }
+  const v = variant(value.message);
+  if (!v) return { ok: false, code: "bad_envelope", message: "`message` must be a string or an object with a single key naming the message kind" };
+  return decodeVariant(v.kind, v.payload, accept);
+}
+
+/** Decodes a kind and its payload, as if it had arrived in an envelope. */
+export function decodeVariant(kind: string, payload: unknown, accept?: ReadonlySet<string>): Decoded | DecodeError {
+  if (!(kind in PAYLOADS) || (accept && !accept.has(kind))) {
+    return { ok: false, code: "unknown_kind", kind, message: `unknown or unexpected message kind ${JSON.stringify(kind)}` };
+  }
+  const k = kind as MessageKind;
+  const check = CHECKS[k];
+  if (!check) {
+    if (!isEmptyUnit(payload)) return { ok: false, code: "invalid_payload", kind, message: `${kind} takes no payload` };
+    return { ok: true, kind: k, payload: null } as Decoded;
+  }
+  if (k === "NodeCommand" && isPlainObject(payload)) payload = { ...payload, command: normaliseCommand(payload.command) };
+  if (!check.Check(payload)) {
+    const first = check.Errors(payload).First();
+    const where = first ? `${first.path || "/"}: ${first.message}` : "does not match the schema";
+    return { ok: false, code: "invalid_payload", kind, message: `invalid ${kind}: ${where}` };
+  }
+  return { ok: true, kind: k, payload } as Decoded;
+}
+
+/** Turns the unit forms of argument-less commands into `{Name: null}`. */
+export function normaliseCommand(command: unknown): unknown {
+  const v = variant(command);
+  if (v && UNIT_COMMANDS.has(v.kind) && isEmptyUnit(v.payload)) return { [v.kind]: null };
+  return command;
+}
+
+export function commandName(command: Command): CommandName {
+  return Object.keys(command)[0] as CommandName;
+}
+
+/** Pot id a command is about, when it is about one. */
+export function commandPotId(command: Command): string | null {
+  const [name, arg] = Object.entries(command)[0]!;
+  if (name === "InstallPot") return (arg as InstallPot).pot_id;
+  return typeof arg === "string" ? arg : null;
+}
+
+export function envelope<K extends MessageKind>(kind: K, payload: Payload<K>): { version: 2; message: Record<string, unknown> | string } {
+  return { version: PROTOCOL_VERSION, message: payload === null ? kind : { [kind]: payload } };
+}

@@ -1,0 +1,32 @@
+/**
+ * Schema building blocks shared by the protocol, REST and the node agent.
+ */
+import { Kind, Type, TypeRegistry, type TSchema } from "@sinclair/typebox";
+import { toU64 } from "./json";
+
+// A u64 lives in memory as a bigint (exact above 2^53) and is documented as an integer.
+TypeRegistry.Set("U64", (_schema, value) => typeof value === "bigint" && toU64(value) !== null);
+
+/** Unsigned 64-bit id, exact; a `bigint` in memory, a JSON integer on the wire. */
+export const U64 = (options: { description?: string; example?: unknown } = {}) =>
+  Type.Unsafe<bigint>({ [Kind]: "U64", type: "integer", format: "uint64", minimum: 0, ...options });
+
+export const NodeId = U64({ description: "Node identifier, an unsigned 64-bit integer (exact).", example: 18446744073709551557n });
+
+/** A pot id names a folder on the node, so it is kept to characters that cannot escape one. */
+export const POT_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+export const PotId = Type.String({ pattern: POT_ID_PATTERN, description: "Honeypot identifier, unique per node.", example: "cowrie-01" });
+
+export const NodeType = Type.String({ description: "Kind of node: `Full` or `Agent`.", example: "Full" });
+export const NodeStatus = Type.String({
+  description: "Node status: Connected, Deploying, Running, Stopped, Failed or Unknown.",
+  example: "Running",
+});
+export const PotStatus = Type.String({
+  description: "Honeypot status: Installing, Running, Stopped or Failed.",
+  example: "Running",
+});
+
+export const StringMap = Type.Record(Type.String(), Type.String());
+
+export type Static<T extends TSchema> = T["static"];

@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Socket } from "bun";
+import { startCore, type CoreHandle } from "../../src/core";
+import type { CoreConfig } from "../../src/config";
+import { silentLogger } from "../../src/log";
+import { parseWithIds, stringify } from "../../src/protocol/json";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const BUN = process.execPath;
+
+export function tempDir(prefix = "honeybee-test-"): { path: string; [Symbol.dispose](): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export type TestCore = CoreHandle & { api: string; ws: string; [Symbol.asyncDispose](): Promise<void> };
+
+/** Starts a real Core on port 0 everywhere, with a throwaway database unless one is given. */
+export async function startTestCore(overrides: Partial<CoreConfig> = {}): Promise<TestCore> {
+  const core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: ":memory:", log_events: false, ...overrides }, silentLogger());
+  return Object.assign(core, {
+    api: `http://127.0.0.1:${core.ports.api}`,
+    ws: `ws://127.0.0.1:${core.ports.ws}`,
+    [Symbol.asyncDispose]: () => core.stop(),
+  });
+}
+
+export async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: any; text: string; headers: Headers }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: any = null;
+  try {
+    body = parseWithIds(text);
+  } catch {}
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+/**
+ * A line-oriented TCP client: what a node (or a honeypot) does on the wire. `next()` waits for
+ * the next line that matches, without sleeping.
+ */
+export class LineClient {
+  private buffer = "";
+  private lines: string[] = [];
+  private waiters: { match: (line: string) => boolean; resolve: (line: string) => void }[] = [];
+  private closedResolvers = Promise.withResolvers<void>();
+  socket!: Socket<undefined>;
+
+  static async connect(port: number, host = "127.0.0.1"): Promise<LineClient> {
+    const c = new LineClient();
+    c.socket = await Bun.connect({
+      hostname: host,
+      port,
+      socket: {
+        data: (_s, chunk) => c.onData(chunk.toString()),
+        close: () => c.closedResolvers.resolve(),
+        error: () => c.closedResolvers.resolve(),
+      },
+    });
+    return c;
+  }
+
+  private onData(text: string) {
+    this.buffer += text;
+    let nl: number;
+    while ((nl = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      const i = this.waiters.findIndex((w) => w.match(line));
+      if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(line);
+      else this.lines.push(line);
+    }
+  }
+
+  get closed(): Promise<void> {
+    return this.closedResolvers.promise;
+  }
+
+  /** Sends raw text as is. */
+  sendRaw(text: string | Uint8Array): void {
+    this.socket.write(text);
+  }
+
+  /** Sends a Protocol v2 message with an exact u64 node_id. */
+  send(kind: string, payload: unknown): void {
+    this.socket.write(stringify({ version: 2, message: payload === null ? kind : { [kind]: payload } }) + "\n");
+  }
+
+  /** Waits for the next line that matches (default: any), parsed with exact ids. */
+  async next(match: (msg: any) => boolean = () => true): Promise<any> {
+    const test = (line: string) => {
+      try {
+        return match(parseWithIds(line));
+      } catch {
+        return false;
+      }
+    };
+    const i = this.lines.findIndex(test);
+    if (i >= 0) return parseWithIds(this.lines.splice(i, 1)[0]!);
+    const { promise, resolve } = Promise.withResolvers<string>();
+    this.waiters.push({ match: test, resolve });
+    return parseWithIds(await promise);
+  }
+
+  /** Waits for a message of one kind (`message.<Kind>`). */
+  async nextKind(kind: string): Promise<any> {
+    const m = await this.next((m) => m?.message?.[kind] !== undefined || m?.message === kind);
+    return m.message[kind] ?? null;
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+
+  [Symbol.dispose]() {
+    this.close();
+  }
+}
+
+export const BIG_ID = 18446744073709551557n;
+
+/** Registers a fake node over TCP and waits for its RegistrationAck. */
+export async function registerNode(core: CoreHandle, nodeId = BIG_ID, name = "sensor-1"): Promise<LineClient> {
+  const node = await LineClient.connect(core.ports.node);
+  node.send("NodeRegistration", { node_id: nodeId, node_name: name, address: "127.0.0.1", port: 0, node_type: "Full" });
+  const ack = await node.nextKind("RegistrationAck");
+  if (!ack.accepted) throw new Error(`registration refused: ${ack.message}`);
+  return node;
+}
+
+/** Waits until `check` returns a truthy value, polling a bus-free condition (REST) on each tick. */
+export async function until<T>(check: () => Promise<T> | T, what = "condition", tries = 500): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await check();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
