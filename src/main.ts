@@ -6,6 +6,8 @@ import { Command, CommanderError, Option } from "commander";
 import { ConfigError, loadCoreConfig } from "./config";
 import { PortInUseError, startCore } from "./core";
 import { createLogger } from "./log";
+import { registerNodeCommand } from "./node/cli";
+import { stopOnSignals } from "./signals";
 
 const program = new Command("honeybee")
   .description("HoneyBee: honeypot management. Core, node agent, WebSocket proxy and management commands.")
@@ -34,22 +36,7 @@ program
     stopOnSignals(() => core.stop());
   });
 
-function stopOnSignals(stop: () => Promise<void>): void {
-  let stopping = false;
-  const onSignal = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    stop().then(
-      () => process.exit(0),
-      (e) => {
-        console.error(`honeybee: error while stopping after ${signal}: ${(e as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => onSignal("SIGINT"));
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
-}
+registerNodeCommand(program);
 
 try {
   await program.parseAsync(process.argv);
