@@ -3,8 +3,9 @@
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ConfigError, loadCoreConfig } from "./config";
-import { PortInUseError, startCore } from "./core";
+import { ConfigError, CoreConfig, loadCoreConfig, resolveConfig } from "./config";
+import { PortInUseError, bindOrExplain, startCore } from "./core";
+import { startStandaloneProxy } from "./core/proxy/standalone";
 import { createLogger } from "./log";
 import { registerNodeCommand } from "./node/cli";
 import { stopOnSignals } from "./signals";
@@ -34,6 +35,30 @@ program
     const logger = createLogger(config.log_level);
     const core = await startCore(config, logger);
     stopOnSignals(() => core.stop());
+  });
+
+program
+  .command("proxy")
+  .description("run the WebSocket proxy as its own process, fed from Core's backend stream")
+  .requiredOption("--backend <url>", "Core's REST address, e.g. ws://127.0.0.1:9002")
+  .option("--host <address>", "address to bind (default 127.0.0.1)", "127.0.0.1")
+  .option("--ws-port <port>", "WebSocket port (default 9003)", "9003")
+  .option("--log-level <level>", "log level", process.env.HONEYBEE_LOG_LEVEL ?? "info")
+  .action((opts: { backend: string; host: string; wsPort: string; logLevel: string }) => {
+    const config = resolveConfig(CoreConfig, [{ host: opts.host, ws_port: opts.wsPort, log_level: opts.logLevel }]);
+    const logger = createLogger(config.log_level);
+    const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
+      startStandaloneProxy({
+        backend: opts.backend,
+        host: config.host,
+        port: config.ws_port,
+        maxMessageBytes: config.max_message_bytes,
+        backpressureBytes: config.ws_backpressure_bytes,
+        logger,
+      }),
+    );
+    logger.info({ host: config.host, port: proxy.port, backend: opts.backend }, "proxy started");
+    stopOnSignals(async () => proxy.stop());
   });
 
 registerNodeCommand(program);

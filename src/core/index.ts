@@ -8,7 +8,15 @@ import { openDatabase } from "../db";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
 import { createApi } from "./api";
+import { commandsApi } from "./api/commands";
 import { nodesApi } from "./api/nodes";
+import { streamApi } from "./api/stream";
+import { CommandStore } from "../db/command-store";
+import { CommandRouter, type IssueResult } from "./commands/router";
+import type { CommandAck } from "../protocol/messages";
+import { FeedHub } from "./proxy/feed-hub";
+import { startProxy, type ProxyHandle } from "./proxy/server";
+import { isFeedKind } from "./proxy/topics";
 import { MessageBus } from "./bus";
 import { eventsApi } from "./api/events";
 import { createIngest, startEventSocket } from "./ingest";
@@ -20,6 +28,9 @@ export interface CoreHandle {
   readonly ports: { node: number; api: number; ws: number; event: number };
   readonly registry: Registry;
   readonly bus: MessageBus;
+  readonly hub: FeedHub;
+  /** The in-process WebSocket proxy (clients, cut-off count). */
+  readonly proxy: ProxyHandle;
   stop(): Promise<void>;
 }
 
@@ -52,6 +63,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
   const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }) });
+  const commandStore = new CommandStore(db);
+  const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
+  // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
+  const hub = new FeedHub();
+  bus.subscribe((m) => isFeedKind(m.kind) && hub.publish(m.kind, m.payload, m.meta));
 
   const stoppers: (() => unknown)[] = [];
   const cleanup = async () => {
@@ -68,7 +84,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         maxMessageBytes: config.max_message_bytes,
         registry,
         ingest,
-        onCommandResult: () => {},
+        onCommandResult: (r) => router.onResult(r),
         logger: log.child({ component: "node-channel" }),
       }),
     );
@@ -80,11 +96,30 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     // Stopped first on shutdown: stop accepting events, then drain what was received.
     stoppers.push(() => events.stop());
 
-    const app = createApi({ logger: log.child({ component: "api" }), plugins: [nodesApi(registry), eventsApi({ db, ingest })] });
+    const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
+    const app = createApi({
+      logger: log.child({ component: "api" }),
+      plugins: [nodesApi(registry), eventsApi({ db, ingest }), commandsApi(router, commandStore), streamApi(hub)],
+      websocket: wsLimits,
+    });
     const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port }));
     stoppers.push(() => api.stop(true));
+    stoppers.push(hub.attach(api.server!));
 
-    const ports = { node: nodeChannel.port, api: api.server!.port!, ws: 0, event: events.port };
+    const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
+      startProxy({
+        host: config.host,
+        port: config.ws_port,
+        hub,
+        commands: { issue: (nodeId, command, origin) => toCommandAck(router.issue(nodeId, command, { source: "ws", ...origin })) },
+        maxMessageBytes: config.max_message_bytes,
+        backpressureBytes: config.ws_backpressure_bytes,
+        logger: log.child({ component: "proxy" }),
+      }),
+    );
+    stoppers.push(() => proxy.stop());
+
+    const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
     log.info({ host: config.host, ports, db: config.db }, "core started");
     let stopped: Promise<void> | null = null;
     return {
@@ -92,10 +127,18 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       ports,
       registry,
       bus,
+      hub,
+      proxy,
       stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
     };
   } catch (e) {
     await cleanup();
     throw e;
   }
+}
+
+function toCommandAck(r: IssueResult): CommandAck {
+  return r.ok
+    ? { command_id: r.command_id, node_id: r.node_id, accepted: true, message: r.message }
+    : { command_id: null, node_id: r.node_id, accepted: false, message: `${r.code}: ${r.message}` };
 }

@@ -139,3 +139,64 @@ export async function until<T>(check: () => Promise<T> | T, what = "condition", 
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+/** A WebSocket client that queues frames and waits for the next matching one. */
+export class WsClient {
+  private frames: any[] = [];
+  private waiters: { match: (m: any) => boolean; resolve: (m: any) => void }[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly ws: WebSocket;
+
+  private constructor(url: string, protocols?: string | string[], headers?: Record<string, string>) {
+    this.ws = new WebSocket(url, headers ? ({ headers, protocols } as any) : protocols);
+    const closed = Promise.withResolvers<{ code: number; reason: string }>();
+    this.closed = closed.promise;
+    this.ws.onclose = (e) => closed.resolve({ code: e.code, reason: e.reason });
+    this.ws.onmessage = (e) => {
+      const m = typeof e.data === "string" ? parseWithIds(e.data) : e.data;
+      const i = this.waiters.findIndex((w) => w.match(m));
+      if (i >= 0) this.waiters.splice(i, 1)[0]!.resolve(m);
+      else this.frames.push(m);
+    };
+  }
+
+  static async connect(url: string, opts: { protocols?: string | string[]; headers?: Record<string, string> } = {}): Promise<WsClient> {
+    const c = new WsClient(url, opts.protocols, opts.headers);
+    await new Promise<void>((resolve, reject) => {
+      c.ws.onopen = () => resolve();
+      c.ws.onerror = () => reject(new Error(`cannot connect to ${url}`));
+    });
+    return c;
+  }
+
+  send(value: unknown): void {
+    this.ws.send(typeof value === "string" || value instanceof Uint8Array ? (value as any) : stringify(value));
+  }
+
+  next(match: (m: any) => boolean = () => true): Promise<any> {
+    const i = this.frames.findIndex(match);
+    if (i >= 0) return Promise.resolve(this.frames.splice(i, 1)[0]);
+    const { promise, resolve } = Promise.withResolvers<any>();
+    this.waiters.push({ match, resolve });
+    return promise;
+  }
+
+  /** Waits for the next message of a kind and returns its payload. */
+  async nextKind(kind: string, match: (payload: any) => boolean = () => true): Promise<any> {
+    const m = await this.next((m) => m?.message?.[kind] !== undefined && match(m.message[kind]));
+    return m.message[kind];
+  }
+
+  /** Frames received and not yet taken. */
+  get pending(): any[] {
+    return this.frames;
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+
+  [Symbol.dispose]() {
+    this.close();
+  }
+}

@@ -25,15 +25,17 @@ function methodsFor(routes: { method: string; path: string }[], path: string): s
 export interface ApiOptions {
   logger: Logger;
   plugins: Elysia<any, any, any, any, any, any, any>[];
+  /** Bun WebSocket settings for the backend stream. */
+  websocket?: { maxPayloadLength: number; backpressureLimit: number };
 }
 
-export function createApi({ logger, plugins }: ApiOptions) {
+export function createApi({ logger, plugins, websocket }: ApiOptions) {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     new Response(stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 
   // Filled in once the app exists; the error handler needs the route table to tell 405 from 404.
   let routes: { method: string; path: string }[] = [];
-  const app = new Elysia({ name: "honeybee-api" })
+  const app = new Elysia({ name: "honeybee-api", websocket: websocket && { ...websocket, closeOnBackpressureLimit: true } })
     .onError({ as: "global" }, ({ code, error, request }) => {
       // Checked by class, not by `code`: plugins are separate instances that do not share registered error names.
       if (error instanceof ApiError) return json(error.status, errorBody(error.code, error.message));
@@ -76,6 +78,10 @@ export function createApi({ logger, plugins }: ApiOptions) {
             { name: "Health", description: "Liveness" },
             { name: "Nodes", description: "Registered nodes" },
             { name: "Honeypots", description: "Honeypots across all nodes" },
+            { name: "Events", description: "Events recorded by honeypots" },
+            { name: "Stats", description: "Counts and top values" },
+            { name: "Commands", description: "Node commands: install and manage honeypots" },
+            { name: "Catalogue", description: "Honeypot kinds a node can install" },
           ],
         },
       }),

@@ -1,0 +1,86 @@
+/**
+ * The command router: one path for commands from every door (REST, WebSocket). It validates,
+ * asks the registry which connection holds the node, records the command, sends it with a
+ * command_id, and closes the record when the node's CommandResult comes back.
+ */
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { CommandStore } from "../../db/command-store";
+import type { Logger } from "../../log";
+import { toU64 } from "../../protocol/json";
+import { COMMAND_NAMES, Command, commandName, commandPotId, normaliseCommand, variant, type CommandResult } from "../../protocol/messages";
+import type { MessageBus } from "../bus";
+import type { Registry } from "../registry";
+
+const COMMAND_CHECKS = new Map(
+  (Command.anyOf as { properties: Record<string, unknown> }[]).map((s) => [Object.keys(s.properties)[0]!, TypeCompiler.Compile(s as any)]),
+);
+
+/** Who sent a command and through which door; the principal comes from authentication. */
+export interface CommandOrigin {
+  source: "rest" | "ws";
+  remote: string | null;
+  principal: string | null;
+}
+
+export type IssueResult =
+  | { ok: true; command_id: string; node_id: bigint; message: string }
+  | { ok: false; status: 400 | 404 | 409; code: string; message: string; node_id: bigint | null };
+
+/** Validates a command object; returns the typed command or a message that says what is wrong. */
+export function validateCommand(raw: unknown): { ok: true; command: Command } | { ok: false; code: string; message: string } {
+  const normalised = normaliseCommand(raw);
+  const v = variant(normalised);
+  if (!v || typeof normalised === "string") {
+    return { ok: false, code: "bad_command", message: `a command is an object with a single key naming it, one of ${COMMAND_NAMES.join(", ")}` };
+  }
+  const check = COMMAND_CHECKS.get(v.kind);
+  if (!check) return { ok: false, code: "unknown_command", message: `unknown command ${JSON.stringify(v.kind)}; known commands: ${COMMAND_NAMES.join(", ")}` };
+  if (!check.Check(normalised)) {
+    const e = check.Errors(normalised).First();
+    return { ok: false, code: "invalid_argument", message: `invalid argument for ${v.kind}: ${e ? `${e.path || "/"} ${e.message}` : "does not match"}` };
+  }
+  return { ok: true, command: normalised as Command };
+}
+
+export class CommandRouter {
+  constructor(
+    private readonly registry: Registry,
+    private readonly store: CommandStore,
+    private readonly bus: MessageBus,
+    private readonly logger: Logger,
+  ) {}
+
+  issue(nodeIdRaw: unknown, rawCommand: unknown, origin: CommandOrigin): IssueResult {
+    const nodeId = toU64(nodeIdRaw);
+    if (nodeId === null) return { ok: false, status: 400, code: "bad_request", message: "node_id must be an unsigned 64-bit integer", node_id: null };
+    const valid = validateCommand(rawCommand);
+    if (!valid.ok) return { ok: false, status: 400, code: valid.code, message: valid.message, node_id: nodeId };
+    if (!this.registry.hasNode(nodeId)) return { ok: false, status: 404, code: "not_found", message: `node ${nodeId} is not registered`, node_id: nodeId };
+    const link = this.registry.link(nodeId);
+    if (!link) return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId} is not connected; its status is ${this.registry.node(nodeId)?.status}`, node_id: nodeId };
+
+    const command = valid.command;
+    const command_id = crypto.randomUUID();
+    const name = commandName(command);
+    const now = Date.now();
+    this.store.insert(
+      { command_id, node_id: nodeId, command: name, pot_id: commandPotId(command), body: command, status: "issued", message: null, source: origin.source, principal: origin.principal, remote_addr: origin.remote },
+      now,
+    );
+    if (!link.send("NodeCommand", { node_id: nodeId, command, command_id })) {
+      this.store.update(command_id, "failed", "the node's connection is not reading; command not sent", Date.now());
+      return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId} is not reading its connection`, node_id: nodeId };
+    }
+    this.store.update(command_id, "sent", null, Date.now());
+    this.logger.info({ command_id, node_id: nodeId.toString(), command: name, source: origin.source, remote: origin.remote, principal: origin.principal }, "command sent");
+    return { ok: true, command_id, node_id: nodeId, message: `${name} sent to node ${nodeId}` };
+  }
+
+  /** A node's CommandResult closes its record and goes to the live feed. */
+  onResult(result: CommandResult): void {
+    const message = result.message ?? null;
+    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now());
+    if (!closed) this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
+    this.bus.publish("CommandResult", { command_id: result.command_id, node_id: result.node_id, ok: result.ok, ...(message !== null ? { message } : {}) }, { node_id: result.node_id });
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The WebSocket proxy (port 9003): live feed out, commands in.
+ *
+ * Out: a client on `/` or `/ws` (optionally `?kinds=..&node_id=..&pot_id=..&event_type=..`)
+ * receives every matching Protocol v2 message as a JSON text frame, through the FeedHub.
+ * In: a NodeCommand, with or without the envelope, answered on the same socket with
+ * CommandAck {command_id, node_id, accepted, message}. Anything else gets an `Error` message
+ * and the socket stays open; a frame over the size limit closes the socket (1009).
+ */
+import type { Server, ServerWebSocket } from "bun";
+import type { Logger } from "../../log";
+import { parseWithIds, stringify } from "../../protocol/json";
+import { variant, type CommandAck } from "../../protocol/messages";
+import type { FeedHub } from "./feed-hub";
+import { parseFeedFilter } from "./topics";
+
+/** How commands leave the proxy: the in-process router, or Core's REST API from a separate proxy. */
+export interface CommandDoor {
+  issue(nodeId: unknown, command: unknown, origin: { remote: string | null; principal: string | null }): Promise<CommandAck> | CommandAck;
+}
+
+export interface ProxyOptions {
+  host: string;
+  port: number;
+  hub: FeedHub;
+  commands: CommandDoor;
+  maxMessageBytes: number;
+  backpressureBytes: number;
+  logger: Logger;
+}
+
+export interface ProxyHandle {
+  readonly port: number;
+  readonly clients: number;
+  /** Clients closed because they did not read fast enough. */
+  readonly cutOff: number;
+  stop(): void;
+}
+
+interface ClientData {
+  topics: string[];
+  remote: string;
+  query: URLSearchParams;
+}
+
+const frame = (kind: string, payload: unknown) => stringify({ version: 2, message: { [kind]: payload } });
+export const errorFrame = (code: string, message: string) => frame("Error", { code, message });
+
+/** Extracts {node_id, command} from a NodeCommand with or without its envelope. */
+export function unwrapNodeCommand(value: unknown): { ok: true; node_id: unknown; command: unknown } | { ok: false; code: string; message: string } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, code: "bad_message", message: "a message must be a JSON object" };
+  let body = value as Record<string, unknown>;
+  if ("version" in body || "message" in body) {
+    if (body.version !== 2) return { ok: false, code: "unsupported_version", message: `unsupported protocol version ${JSON.stringify(body.version ?? null)}; this proxy speaks version 2` };
+    const v = variant(body.message);
+    if (!v || v.kind !== "NodeCommand") return { ok: false, code: "unknown_kind", message: "the proxy accepts NodeCommand messages only" };
+    body = v.payload as Record<string, unknown>;
+  } else if ("NodeCommand" in body) {
+    body = body.NodeCommand as Record<string, unknown>;
+  }
+  if (typeof body !== "object" || body === null || !("node_id" in body) || !("command" in body)) {
+    return { ok: false, code: "bad_message", message: "a NodeCommand needs node_id and command" };
+  }
+  return { ok: true, node_id: body.node_id, command: body.command };
+}
+
+export function startProxy(opts: ProxyOptions): ProxyHandle {
+  const { hub, logger } = opts;
+  let clients = 0;
+  let cutOff = 0;
+
+  const onMessage = async (ws: ServerWebSocket<ClientData>, message: string | Buffer) => {
+    if (typeof message !== "string") {
+      ws.send(errorFrame("binary_not_supported", "send Protocol v2 messages as JSON text frames"));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = parseWithIds(message);
+    } catch {
+      ws.send(errorFrame("bad_json", `message is not valid JSON (${message.length} bytes)`));
+      return;
+    }
+    const cmd = unwrapNodeCommand(value);
+    if (!cmd.ok) {
+      ws.send(errorFrame(cmd.code, cmd.message));
+      return;
+    }
+    const ack = await opts.commands.issue(cmd.node_id, cmd.command, { remote: ws.data.remote, principal: null });
+    ws.send(frame("CommandAck", ack));
+  };
+
+  const server: Server<ClientData> = Bun.serve<ClientData>({
+    hostname: opts.host,
+    port: opts.port,
+    fetch(req, srv) {
+      const url = new URL(req.url);
+      if (url.pathname !== "/" && url.pathname !== "/ws") {
+        return Response.json({ error: { code: "not_found", message: "connect a WebSocket client to / or /ws" } }, { status: 404 });
+      }
+      const parsed = parseFeedFilter(url.searchParams);
+      if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
+      const remote = srv.requestIP(req)?.address ?? "unknown";
+      if (srv.upgrade(req, { data: { topics: [], remote, query: url.searchParams } })) return undefined;
+      return Response.json({ error: { code: "upgrade_required", message: "this port speaks WebSocket only" } }, { status: 426 });
+    },
+    websocket: {
+      maxPayloadLength: opts.maxMessageBytes,
+      // A client that stops reading is cut off rather than buffered without bound; it never
+      // slows publishing to the others.
+      backpressureLimit: opts.backpressureBytes,
+      closeOnBackpressureLimit: true,
+      idleTimeout: 120,
+      sendPings: true,
+      open(ws) {
+        clients++;
+        const parsed = parseFeedFilter(ws.data.query);
+        if (parsed.ok) ws.data.topics = hub.join(ws, parsed.filter);
+      },
+      message(ws, message) {
+        onMessage(ws, message).catch((e) => {
+          logger.error({ err: e, remote: ws.data.remote }, "command handling failed");
+          ws.send(errorFrame("internal", "internal error; see Core's log"));
+        });
+      },
+      close(ws, code, reason) {
+        clients--;
+        hub.leave(ws.data.topics);
+        if (code === 1006 || code === 1013 || code === 1009) {
+          if (code !== 1009) cutOff++;
+          logger.warn({ remote: ws.data.remote, code, reason }, "live-feed client closed");
+        }
+      },
+    },
+  });
+  const detach = hub.attach(server);
+
+  return {
+    get port() {
+      return server.port!;
+    },
+    get clients() {
+      return clients;
+    },
+    get cutOff() {
+      return cutOff;
+    },
+    stop() {
+      detach();
+      server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { describe, expect, test } from "bun:test";
+import { BIG_ID, LineClient, getJson, registerNode, startTestCore, until } from "../helpers";
+
+describe("node control channel", () => {
+  test("registration is acknowledged and the node is listed with its exact u64 id", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core, BIG_ID, "sensor-eu-1");
+    const list = await getJson(`${core.api}/api/v1/nodes`);
+    expect(list.text).toContain('"node_id":18446744073709551557');
+    expect(list.body).toEqual({ nodes: [{ node_id: BIG_ID, node_name: "sensor-eu-1", status: "Connected", node_type: "Full" }] });
+    expect(node).toBeDefined();
+  });
+
+  test("status and pot updates show in all three endpoints", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    const seen = Promise.withResolvers<void>();
+    core.bus.subscribe((m) => m.kind === "PotStatusUpdate" && (m.payload as any).pot_id === "http-1" && seen.resolve());
+    node.send("NodeStatusUpdate", { node_id: BIG_ID, status: "Running" });
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-1", pot_type: "cowrie", status: "Running" });
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "http-1", pot_type: "honnypotter", status: "Installing" });
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" });
+    await seen.promise;
+    expect((await getJson(`${core.api}/api/v1/nodes`)).body.nodes[0].status).toBe("Running");
+    expect((await getJson(`${core.api}/api/v1/nodes/${BIG_ID}`)).body).toEqual({
+      node_id: BIG_ID,
+      node_name: "sensor-1",
+      status: "Running",
+      node_type: "Full",
+      honeypots: [
+        { pot_id: "ssh-1", pot_type: "cowrie", status: "Running" },
+        { pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" },
+      ],
+    });
+    expect((await getJson(`${core.api}/api/v1/honeypots`)).body).toEqual({
+      honeypots: [
+        { node_id: BIG_ID, pot_id: "ssh-1", pot_type: "cowrie", status: "Running" },
+        { node_id: BIG_ID, pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" },
+      ],
+    });
+  });
+
+  test("tolerant framing: concatenated objects and all unit forms", async () => {
+    await using core = await startTestCore();
+    using node = await LineClient.connect(core.ports.node);
+    node.sendRaw(
+      '{"version":2,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","address":"x","port":1,"node_type":"Agent"}}}' +
+        '{"version":2,"message":{"NodeStatusUpdate":{"node_id":7,"status":"Running"}}}\n',
+    );
+    expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 7n, accepted: true, message: "registered" });
+    const dropped = Promise.withResolvers<void>();
+    core.bus.subscribe((m) => m.kind === "NodeDrop" && dropped.resolve());
+    node.sendRaw('{"version":2,"message":{"NodeDrop":{}}}\n');
+    await dropped.promise;
+    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body.status).toBe("Stopped");
+    for (const form of ['"NodeDrop"', '{"NodeDrop":null}']) {
+      using again = await registerNode(core, 7n, "a");
+      const d = Promise.withResolvers<void>();
+      const off = core.bus.subscribe((m) => m.kind === "NodeDrop" && d.resolve());
+      again.sendRaw(`{"version":2,"message":${form}}\n`);
+      await d.promise;
+      off();
+    }
+  });
+
+  test("a lost connection makes the node Unknown; its pots keep their status", async () => {
+    await using core = await startTestCore();
+    const node = await registerNode(core);
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-1", pot_type: "cowrie", status: "Running" });
+    const unknown = Promise.withResolvers<void>();
+    core.bus.subscribe((m) => m.kind === "NodeStatusUpdate" && (m.payload as any).status === "Unknown" && unknown.resolve());
+    node.close();
+    await unknown.promise;
+    expect((await getJson(`${core.api}/api/v1/nodes/${BIG_ID}`)).body).toMatchObject({ status: "Unknown", honeypots: [{ pot_id: "ssh-1", status: "Running" }] });
+  });
+
+  test("missed heartbeats make the node Unknown", async () => {
+    await using core = await startTestCore({ heartbeat_timeout_ms: 150 });
+    using node = await registerNode(core);
+    const unknown = Promise.withResolvers<void>();
+    core.bus.subscribe((m) => m.kind === "NodeStatusUpdate" && (m.payload as any).status === "Unknown" && unknown.resolve());
+    await unknown.promise;
+    expect((await getJson(`${core.api}/api/v1/nodes`)).body.nodes[0].status).toBe("Unknown");
+    node.send("NodeStatusUpdate", { node_id: BIG_ID, status: "Running" });
+    const back = Promise.withResolvers<void>();
+    core.bus.subscribe((m) => m.kind === "NodeStatusUpdate" && (m.payload as any).status === "Running" && back.resolve());
+    await back.promise;
+  });
+
+  test("a second registration of the same id replaces the old connection", async () => {
+    await using core = await startTestCore();
+    const first = await registerNode(core);
+    using second = await registerNode(core);
+    expect(await first.nextKind("Error")).toMatchObject({ code: "closed" });
+    await first.closed;
+    expect((await getJson(`${core.api}/api/v1/nodes`)).body.nodes).toHaveLength(1);
+    expect((await getJson(`${core.api}/api/v1/nodes`)).body.nodes[0].status).toBe("Connected");
+    expect(second).toBeDefined();
+  });
+});
+
+describe("node control channel: bad input", () => {
+  test("unparsable JSON is answered and the connection goes on", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    node.sendRaw("this is not json\n");
+    expect(await node.nextKind("Error")).toMatchObject({ code: "bad_json" });
+    node.send("NodeStatusUpdate", { node_id: BIG_ID, status: "Running" });
+    node.sendRaw("[1,2]\n");
+    expect(await node.nextKind("Error")).toMatchObject({ code: "bad_envelope" });
+  });
+
+  test("a wrong version is answered; a registration with it is refused", async () => {
+    await using core = await startTestCore();
+    using node = await LineClient.connect(core.ports.node);
+    node.sendRaw('{"version":1,"message":{"NodeRegistration":{"node_id":5,"node_name":"old","address":"x","port":1,"node_type":"Full"}}}\n');
+    expect(await node.nextKind("RegistrationAck")).toMatchObject({ node_id: 5n, accepted: false, message: expect.stringContaining("version 1") });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "unsupported_version" });
+    expect((await getJson(`${core.api}/api/v1/nodes`)).body.nodes).toEqual([]);
+  });
+
+  test("anything before a registration is refused with a reason", async () => {
+    await using core = await startTestCore();
+    using node = await LineClient.connect(core.ports.node);
+    node.send("PotStatusUpdate", { node_id: 1n, pot_id: "p", pot_type: "cowrie", status: "Running" });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "not_registered" });
+    expect((await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots).toEqual([]);
+  });
+
+  test("an oversized message is refused and neither this nor another connection suffers", async () => {
+    await using core = await startTestCore({ max_message_bytes: 4096 });
+    using bystander = await registerNode(core, 99n, "bystander");
+    using node = await registerNode(core);
+    node.sendRaw('{"version":2,"message":{"PotEvent":{"pad":"' + "x".repeat(10_000) + '"}}}\n');
+    expect(await node.nextKind("Error")).toMatchObject({ code: "message_too_large" });
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "after", pot_type: "cowrie", status: "Running" });
+    bystander.send("PotStatusUpdate", { node_id: 99n, pot_id: "other", pot_type: "cowrie", status: "Running" });
+    const pots = await until(async () => {
+      const body = (await getJson(`${core.api}/api/v1/honeypots`)).body;
+      return body.honeypots.length === 2 && body.honeypots;
+    }, "both pots");
+    expect(pots.map((p: any) => p.pot_id).sort()).toEqual(["after", "other"]);
+  });
+
+  test("invalid payloads and another node's id are refused", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "p" });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "invalid_payload" });
+    node.send("NodeStatusUpdate", { node_id: 1n, status: "Running" });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "node_id_mismatch" });
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, test } from "bun:test";
+import { LineSplitter, splitConcatenated } from "../../src/protocol/framing";
+import { parseWithIds, stringify, toU64 } from "../../src/protocol/json";
+import { decodeEnvelope, normaliseCommand } from "../../src/protocol/messages";
+
+function collect(max = 32) {
+  const s = new LineSplitter(max);
+  const lines: string[] = [];
+  const oversized: number[] = [];
+  const sink = { line: (l: string) => lines.push(l), oversized: (n: number) => oversized.push(n) };
+  return { push: (t: string) => s.push(new TextEncoder().encode(t), sink), end: () => s.end(sink), lines, oversized };
+}
+
+describe("LineSplitter", () => {
+  test("splits lines across chunks and trims CR", () => {
+    const c = collect();
+    c.push('{"a":1}\r\n{"b"');
+    c.push(':2}\n\n{"c":3}');
+    c.end();
+    expect(c.lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+  });
+
+  test("skips an oversized message up to its newline and goes on", () => {
+    const c = collect(8);
+    c.push("x".repeat(20));
+    c.push("yyy\nok\n");
+    expect(c.oversized).toEqual([23]);
+    expect(c.lines).toEqual(["ok"]);
+  });
+
+  test("keeps multi-byte characters split across chunks intact", () => {
+    const c = collect();
+    const bytes = new TextEncoder().encode('"héllo"\n');
+    const s = new LineSplitter();
+    const lines: string[] = [];
+    const sink = { line: (l: string) => lines.push(l), oversized: () => {} };
+    s.push(bytes.subarray(0, 3), sink);
+    s.push(bytes.subarray(3), sink);
+    expect(lines).toEqual(['"héllo"']);
+    expect(c.lines).toEqual([]);
+  });
+});
+
+describe("splitConcatenated", () => {
+  test("splits objects written back to back", () => {
+    expect(splitConcatenated('{"a":"}{"}{"b":[1,{"c":2}]} {"d":"\\""}')).toEqual(['{"a":"}{"}', '{"b":[1,{"c":2}]}', '{"d":"\\""}']);
+  });
+  test("refuses what is not a sequence of objects", () => {
+    expect(splitConcatenated('{"a":1')).toBeNull();
+    expect(splitConcatenated("hello")).toBeNull();
+    expect(splitConcatenated('[1]{"a":1}')).toBeNull();
+  });
+});
+
+describe("u64 JSON", () => {
+  test("node ids round-trip exactly", () => {
+    const text = '{"node_id":18446744073709551557,"port":9001}';
+    const v = parseWithIds(text) as { node_id: bigint };
+    expect(v.node_id).toBe(18446744073709551557n);
+    expect(stringify(v)).toBe(text);
+  });
+  test("toU64 accepts numbers, bigints and decimal strings in range only", () => {
+    expect(toU64("18446744073709551615")).toBe(18446744073709551615n);
+    expect(toU64("18446744073709551616")).toBeNull();
+    expect(toU64(-1)).toBeNull();
+    expect(toU64(1.5)).toBeNull();
+    expect(toU64("12a")).toBeNull();
+  });
+});
+
+describe("decodeEnvelope", () => {
+  test("accepts unit variants in all three forms", () => {
+    for (const message of ["NodeDrop", { NodeDrop: null }, { NodeDrop: {} }]) {
+      expect(decodeEnvelope({ version: 2, message })).toEqual({ ok: true, kind: "NodeDrop", payload: null });
+    }
+  });
+  test("names the problem", () => {
+    expect(decodeEnvelope({ version: 1, message: "NodeDrop" })).toMatchObject({ ok: false, code: "unsupported_version" });
+    expect(decodeEnvelope({ version: 2, message: { A: 1, B: 2 } })).toMatchObject({ ok: false, code: "bad_envelope" });
+    expect(decodeEnvelope({ version: 2, message: { Nope: {} } })).toMatchObject({ ok: false, code: "unknown_kind" });
+    expect(decodeEnvelope({ version: 2, message: { NodeStatusUpdate: { node_id: 1n } } })).toMatchObject({ ok: false, code: "invalid_payload" });
+    expect(decodeEnvelope([1])).toMatchObject({ ok: false, code: "bad_envelope" });
+  });
+  test("unit commands in every form", () => {
+    for (const c of ["GetInstalledPots", { GetInstalledPots: {} }, { GetInstalledPots: null }]) expect(normaliseCommand(c)).toEqual({ GetInstalledPots: null });
+  });
+});
