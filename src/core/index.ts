@@ -8,6 +8,7 @@ import { openDatabase } from "../db";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
 import { createApi } from "./api";
+import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { nodesApi } from "./api/nodes";
 import { streamApi } from "./api/stream";
@@ -99,7 +100,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     const app = createApi({
       logger: log.child({ component: "api" }),
-      plugins: [nodesApi(registry), eventsApi({ db, ingest }), commandsApi(router, commandStore), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest }), commandsApi(router, commandStore), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port }));

@@ -26,6 +26,8 @@ export class Registry {
   /** pot_id -> node_id, to stamp events that arrive without a node_id. */
   private potOwner = new Map<string, bigint>();
   private watchdog: ReturnType<typeof setInterval> | null = null;
+  /** Moves on every change, so readers can cache what they built from the registry. */
+  version = 0;
 
   constructor(
     private readonly store: RegistryStore,
@@ -63,6 +65,7 @@ export class Registry {
       last_seen: now,
     };
     this.nodes.set(reg.node_id, { row, link });
+    this.version++;
     this.store.upsertNode(row);
     this.bus.publish("NodeRegistration", { node_id: reg.node_id, node_name: reg.node_name, address: row.address, port: row.port, node_type: reg.node_type }, { node_id: reg.node_id });
   }
@@ -79,7 +82,10 @@ export class Registry {
     n.row.last_seen = Date.now();
     const changed = n.row.status !== status;
     n.row.status = status;
-    if (changed) this.store.setNodeStatus(nodeId, status, n.row.last_seen);
+    if (changed) {
+      this.version++;
+      this.store.setNodeStatus(nodeId, status, n.row.last_seen);
+    }
     this.bus.publish("NodeStatusUpdate", { node_id: nodeId, status }, { node_id: nodeId });
   }
 
@@ -149,6 +155,7 @@ export class Registry {
   }
 
   private setPot(p: PotRow): void {
+    this.version++;
     this.pots.set(`${p.node_id}/${p.pot_id}`, p);
     this.potOwner.set(p.pot_id, p.node_id);
   }

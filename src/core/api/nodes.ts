@@ -5,6 +5,7 @@ import { Elysia, t } from "elysia";
 import { toU64 } from "../../protocol/json";
 import type { Registry } from "../registry";
 import { badRequest, errorResponses, notFound } from "./errors";
+import { cachedJson } from "./cached-json";
 import { HoneypotList, NodeDetail, NodeList } from "./model";
 
 /** Parses a `{node_id}` path segment: an unsigned 64-bit integer in decimal. */
@@ -14,13 +15,18 @@ export function parseNodeId(raw: string): bigint {
   return id;
 }
 
-export const nodesApi = (registry: Registry) =>
-  new Elysia({ name: "nodes", tags: ["Nodes"] })
+export const nodesApi = (registry: Registry) => {
+  const version = () => registry.version;
+  const nodeList = cachedJson(NodeList, version, () => ({
+    nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
+  }));
+  const potList = cachedJson(HoneypotList, version, () => ({
+    honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+  }));
+  return new Elysia({ name: "nodes", tags: ["Nodes"] })
     .get(
       "/api/v1/nodes",
-      () => ({
-        nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
-      }),
+      nodeList,
       {
         response: { 200: NodeList },
         detail: { summary: "List all registered nodes", description: "Every node Core has seen, with its current status (`Unknown` while it is not connected)." },
@@ -46,13 +52,8 @@ export const nodesApi = (registry: Registry) =>
         detail: { summary: "Get one node", description: "The node summary plus the honeypots on the node." },
       },
     )
-    .get(
-      "/api/v1/honeypots",
-      () => ({
-        honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
-      }),
-      {
-        response: { 200: HoneypotList },
-        detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },
-      },
-    );
+    .get("/api/v1/honeypots", potList, {
+      response: { 200: HoneypotList },
+      detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },
+    });
+};
