@@ -81,3 +81,32 @@ export async function firstJsonLine(proc: { stdout: ReadableStream<Uint8Array> }
     }
   }
 }
+
+/** Reads a child's stdout line by line: `next()` gives the next line, `rest()` all that is left. */
+export function lineReader(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  return {
+    async next(): Promise<string> {
+      for (;;) {
+        const nl = text.indexOf("\n");
+        if (nl >= 0) {
+          const line = text.slice(0, nl);
+          text = text.slice(nl + 1);
+          return line;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended: ${text}`);
+        text += decoder.decode(value);
+      }
+    },
+    async rest(): Promise<string> {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text;
+        text += decoder.decode(value);
+      }
+    },
+  };
+}

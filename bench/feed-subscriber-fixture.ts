@@ -1,0 +1,38 @@
+/**
+ * Live-feed bench client: opens N WebSocket connections to a URL, counts frames, and samples
+ * ingest-to-client latency from the `sent_at` the producer wrote into each event. Prints one
+ * JSON line when told to stop (SIGTERM) or stdin closes.
+ */
+export {};
+const [url, countArg, sampleArg] = process.argv.slice(2);
+const count = Number(countArg);
+const sampleEvery = Number(sampleArg ?? 20);
+let received = 0;
+let closed = 0;
+let open = 0;
+const latencies: number[] = [];
+const now = () => performance.timeOrigin + performance.now();
+const SENT_AT = /"sent_at":([\d.]+)/;
+
+for (let i = 0; i < count; i++) {
+  const ws = new WebSocket(url!);
+  ws.onopen = () => {
+    if (++open === count) console.log(JSON.stringify({ ready: true }));
+  };
+  ws.onmessage = (e) => {
+    if (++received % sampleEvery === 0) {
+      const m = SENT_AT.exec(e.data as string);
+      if (m) latencies.push(now() - Number(m[1]));
+    }
+  };
+  ws.onclose = () => closed++;
+}
+
+const report = () => {
+  console.log(JSON.stringify({ received, closed, latencies }));
+  process.exit(0);
+};
+process.on("SIGTERM", report);
+for await (const _ of Bun.stdin.stream()) {
+}
+report();
