@@ -8,6 +8,13 @@ import { Value } from "@sinclair/typebox/value";
 import { existsSync, readFileSync } from "node:fs";
 import { LOG_LEVELS } from "./log";
 
+const TokenEntry = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64 }),
+  role: Type.Union([Type.Literal("read"), Type.Literal("operator")]),
+  sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+});
+export type TokenEntry = Static<typeof TokenEntry>;
+
 const Port = (description: string, def: number) => Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
 
 export const CoreConfig = Type.Object({
@@ -18,14 +25,35 @@ export const CoreConfig = Type.Object({
   event_port: Port("Event socket (NDJSON from nodes and honeypots).", 9100),
   db: Type.String({ minLength: 1, default: "./data/honeybee.db", description: "SQLite database file (`:memory:` for a throwaway one)." }),
   log_level: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: "info", description: "pino log level." }),
-  log_events: Type.Boolean({ default: true, description: "One log line per ingested event; turn off for extreme rates." }),
+  log_events: Type.Boolean({
+    default: true,
+    description: "One structured log line per committed event (msg \"event\"); turn off (--log-events=false) for extreme rates: it costs about as much as parsing the event.",
+  }),
   heartbeat_timeout_ms: Type.Integer({ minimum: 100, default: 90_000, description: "A node that sends nothing for this long becomes Unknown (three 30 s heartbeats)." }),
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message on any socket." }),
   batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 4096, description: "Events committed per transaction at most." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
   max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
+  ingest_worker: Type.Boolean({
+    default: true,
+    description: "Write events from a worker thread with its own database connection, so parsing and writing use two cores (ignored for :memory: databases).",
+  }),
+  stats_flush_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: "How long the stats counters may lag behind committed events." }),
   ws_backpressure_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: "Bytes queued for one WebSocket client before it is cut off." }),
+  // ---- Security (see README "Security") ----
+  insecure: Type.Boolean({ default: false, description: "Allow a non-loopback host without authentication (a warning is logged)." }),
+  tokens: Type.Array(TokenEntry, { default: [], description: "API tokens: {name, role: read|operator, sha256: hex SHA-256 of the token}." }),
+  tokens_file: Type.String({ default: "", description: "JSON file with {\"tokens\": [...]} in the same form as `tokens`." }),
+  node_enrollment_token: Type.String({ default: "", description: "Secret a node presents on its first registration; turns node authentication (TOTP) on." }),
+  events_loopback_unauthenticated: Type.Boolean({ default: false, description: "With node authentication on, still accept unauthenticated event lines from loopback (honeypots on Core's host)." }),
+  tls_cert: Type.String({ default: "", description: "PEM certificate: TLS on every listener when set (with tls_key)." }),
+  tls_key: Type.String({ default: "", description: "PEM private key for tls_cert." }),
+  tls_ca: Type.String({ default: "", description: "PEM CA bundle: when set, clients of 9001 and 9100 must present a certificate it signed (mutual TLS)." }),
+  api_rate_per_minute: Type.Integer({ minimum: 0, default: 6000, description: "REST requests per minute per address (0: unlimited); 429 with Retry-After past it." }),
+  ws_commands_per_minute: Type.Integer({ minimum: 0, default: 120, description: "WebSocket commands per minute per address (0: unlimited)." }),
+  max_connections_per_address: Type.Integer({ minimum: 0, default: 256, description: "Concurrent connections per address on 9001, 9100 and 9003 (0: unlimited)." }),
+  auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10, description: "Failed authentications per minute per address before it is refused for a while." }),
 });
 export type CoreConfig = Static<typeof CoreConfig>;
 

@@ -3,11 +3,13 @@
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ConfigError, CoreConfig, loadCoreConfig, resolveConfig } from "./config";
+import { ConfigError, loadCoreConfig } from "./config";
+import { Security, newToken, sha256 } from "./core/auth";
 import { PortInUseError, bindOrExplain, startCore } from "./core";
 import { startStandaloneProxy } from "./core/proxy/standalone";
 import { createLogger } from "./log";
 import { registerNodeCommand } from "./node/cli";
+import { registerCliCommands } from "./cli";
 import { stopOnSignals } from "./signals";
 
 const program = new Command("honeybee")
@@ -28,10 +30,13 @@ program
   .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default info)")
   .addOption(new Option("--log-events <bool>", "one log line per event (default true)"))
   .option("--retention-days <days>", "delete events older than this (default 0: keep)")
+  .option("--tokens-file <file>", "API tokens file; turns authentication on (see README Security)")
+  .option("--tls-cert <file>", "PEM certificate: TLS on every listener")
+  .option("--tls-key <file>", "PEM private key for --tls-cert")
+  .option("--tls-ca <file>", "PEM CA: nodes must present a client certificate it signed (mutual TLS)")
+  .option("--insecure", "allow a non-loopback --host without authentication")
   .action(async (opts: Record<string, string | undefined>) => {
-    const flags: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(opts)) if (v !== undefined) flags[k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] = v;
-    const config = loadCoreConfig(flags);
+    const config = loadCoreConfig(flagsToConfig(opts));
     const logger = createLogger(config.log_level);
     const core = await startCore(config, logger);
     stopOnSignals(() => core.stop());
@@ -41,27 +46,59 @@ program
   .command("proxy")
   .description("run the WebSocket proxy as its own process, fed from Core's backend stream")
   .requiredOption("--backend <url>", "Core's REST address, e.g. ws://127.0.0.1:9002")
-  .option("--host <address>", "address to bind (default 127.0.0.1)", "127.0.0.1")
-  .option("--ws-port <port>", "WebSocket port (default 9003)", "9003")
-  .option("--log-level <level>", "log level", process.env.HONEYBEE_LOG_LEVEL ?? "info")
-  .action((opts: { backend: string; host: string; wsPort: string; logLevel: string }) => {
-    const config = resolveConfig(CoreConfig, [{ host: opts.host, ws_port: opts.wsPort, log_level: opts.logLevel }]);
+  .option("--config <file>", "JSON config file, as for core (host, ws_port, tokens, tls)")
+  .option("--host <address>", "address to bind (default 127.0.0.1)")
+  .option("--ws-port <port>", "WebSocket port (default 9003)")
+  .option("--log-level <level>", "log level (default info)")
+  .option("--token <token>", "API token for Core's backend stream (also HONEYBEE_TOKEN)")
+  .action((opts: { backend: string; token?: string } & Record<string, string | undefined>) => {
+    const { backend, token, ...rest } = opts;
+    const config = loadCoreConfig(flagsToConfig(rest));
     const logger = createLogger(config.log_level);
+    const security = new Security(config);
+    const warning = security.checkExposure();
+    if (warning) logger.warn(warning);
     const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
       startStandaloneProxy({
-        backend: opts.backend,
+        backend,
         host: config.host,
         port: config.ws_port,
         maxMessageBytes: config.max_message_bytes,
         backpressureBytes: config.ws_backpressure_bytes,
+        security,
+        token: token ?? process.env.HONEYBEE_TOKEN,
         logger,
       }),
     );
-    logger.info({ host: config.host, port: proxy.port, backend: opts.backend }, "proxy started");
+    logger.info({ host: config.host, port: proxy.port, backend }, "proxy started");
     stopOnSignals(async () => proxy.stop());
   });
 
+program
+  .command("token")
+  .description("manage API tokens")
+  .command("create")
+  .description("make a new API token: prints the token once, and the entry to put in the config's tokens or tokens_file")
+  .requiredOption("--name <name>", "who the token is for (shown in command records)")
+  .option("--role <role>", "read or operator", "read")
+  .action((opts: { name: string; role: string }) => {
+    if (opts.role !== "read" && opts.role !== "operator") {
+      console.error("honeybee: --role must be read or operator");
+      process.exit(2);
+    }
+    const token = newToken();
+    console.log(JSON.stringify({ token, entry: { name: opts.name, role: opts.role, sha256: sha256(token) } }, null, 2));
+  });
+
+/** Commander's camelCase option names to config keys (`apiPort` -> `api_port`). */
+function flagsToConfig(opts: Record<string, string | undefined>): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(opts)) if (v !== undefined) flags[k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] = v;
+  return flags;
+}
+
 registerNodeCommand(program);
+registerCliCommands(program);
 
 try {
   await program.parseAsync(process.argv);

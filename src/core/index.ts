@@ -8,6 +8,8 @@ import { openDatabase } from "../db";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
 import { createApi } from "./api";
+import { Security } from "./auth";
+import { tlsOptions } from "./tls";
 import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { nodesApi } from "./api/nodes";
@@ -30,6 +32,7 @@ export interface CoreHandle {
   readonly registry: Registry;
   readonly bus: MessageBus;
   readonly hub: FeedHub;
+  readonly security: Security;
   /** The in-process WebSocket proxy (clients, cut-off count). */
   readonly proxy: ProxyHandle;
   stop(): Promise<void>;
@@ -60,6 +63,9 @@ export function bindOrExplain<T>(key: string, host: string, port: number, listen
 export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Logger): Promise<CoreHandle> {
   const config = defaultCoreConfig(overrides);
   const log = logger ?? createLogger(config.log_level);
+  const security = new Security(config);
+  const exposure = security.checkExposure();
+  if (exposure) log.warn(exposure);
   const db = openDatabase(config.db);
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
@@ -86,6 +92,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
+        connections: security.connections.node,
+        tls: tlsOptions(config, true),
         logger: log.child({ component: "node-channel" }),
       }),
     );
@@ -100,10 +108,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     const app = createApi({
       logger: log.child({ component: "api" }),
-      plugins: [nodesApi(registry), eventsApi({ db, ingest }), commandsApi(router, commandStore), catalogueApi(), streamApi(hub)],
+      security,
+      plugins: [nodesApi(registry), eventsApi({ db, ingest }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
-    const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port }));
+    const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false) }));
     stoppers.push(() => api.stop(true));
     stoppers.push(hub.attach(api.server!));
 
@@ -112,9 +121,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         host: config.host,
         port: config.ws_port,
         hub,
-        commands: { issue: (nodeId, command, origin) => toCommandAck(router.issue(nodeId, command, { source: "ws", ...origin })) },
+        commands: { issue: (nodeId, command, { remote, principal }) => toCommandAck(router.issue(nodeId, command, { source: "ws", remote, principal })) },
         maxMessageBytes: config.max_message_bytes,
         backpressureBytes: config.ws_backpressure_bytes,
+        security,
+        tls: tlsOptions(config, false),
         logger: log.child({ component: "proxy" }),
       }),
     );
@@ -130,6 +141,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       bus,
       hub,
       proxy,
+      security,
       stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
     };
   } catch (e) {

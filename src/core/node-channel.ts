@@ -14,6 +14,8 @@ import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import type { Ingest } from "./ingest/types";
 import type { NodeLink, Registry } from "./registry";
+import type { ConnectionCounter } from "./auth/rate-limit";
+import type { TlsOptions } from "./tls";
 
 const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "NodeDrop"]);
 
@@ -24,6 +26,8 @@ export interface NodeChannelOptions {
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
+  connections: ConnectionCounter;
+  tls?: TlsOptions;
   logger: Logger;
 }
 
@@ -125,10 +129,16 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const server: TCPSocketListener<Conn> = Bun.listen<Conn>({
     hostname: opts.host,
     port: opts.port,
+    tls: opts.tls,
     socket: {
       open(socket) {
-        connections++;
         const remote = `${socket.remoteAddress}`;
+        if (!opts.connections.acquire(remote)) {
+          logger.warn({ remote }, "too many node connections from one address; refused");
+          socket.end(stringify(envelope("Error", { code: "too_many_connections", message: `too many connections from ${remote}` })) + "\n");
+          return;
+        }
+        connections++;
         const writer = new SocketWriter(socket);
         const link: NodeLink = {
           remoteAddress: remote,
@@ -142,6 +152,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       },
       data(socket, chunk) {
         const c = socket.data;
+        if (!c) return;
         c.splitter.push(chunk, {
           line: (text) => onLine(c, socket, text),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
@@ -151,8 +162,10 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         socket.data.writer.drain();
       },
       close(socket) {
-        connections--;
         const c = socket.data;
+        if (!c) return;
+        connections--;
+        opts.connections.release(c.remote);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
           registry.disconnected(c.nodeId, c.link);
           logger.info({ node_id: c.nodeId.toString(), remote: c.remote }, "node connection closed");

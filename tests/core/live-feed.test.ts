@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { startStandaloneProxy } from "../../src/core/proxy/standalone";
 import { silentLogger } from "../../src/log";
+import { Security } from "../../src/core/auth";
+import { defaultCoreConfig } from "../../src/config";
 import { BIG_ID, WsClient, registerNode, startTestCore } from "../helpers";
 
 const event = (i: number, over: Record<string, unknown> = {}) => ({
@@ -104,7 +106,7 @@ describe("live feed", () => {
 describe("proxy as its own process", () => {
   test("fed from Core's backend stream, commands through Core's REST", async () => {
     await using core = await startTestCore();
-    const proxy = startStandaloneProxy({ backend: `ws://127.0.0.1:${core.ports.api}`, host: "127.0.0.1", port: 0, maxMessageBytes: 1 << 20, backpressureBytes: 1 << 22, logger: silentLogger() });
+    const proxy = startStandaloneProxy({ backend: `ws://127.0.0.1:${core.ports.api}`, host: "127.0.0.1", port: 0, maxMessageBytes: 1 << 20, backpressureBytes: 1 << 22, security: new Security(defaultCoreConfig()), logger: silentLogger() });
     try {
       await proxy.connected();
       using client = await WsClient.connect(`ws://127.0.0.1:${proxy.port}/?node_id=${BIG_ID}`);

@@ -18,8 +18,8 @@ export function tempDir(prefix = "honeybee-test-"): { path: string; [Symbol.disp
 export type TestCore = CoreHandle & { api: string; ws: string; [Symbol.asyncDispose](): Promise<void> };
 
 /** Starts a real Core on port 0 everywhere, with a throwaway database unless one is given. */
-export async function startTestCore(overrides: Partial<CoreConfig> = {}): Promise<TestCore> {
-  const core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: ":memory:", log_events: false, ...overrides }, silentLogger());
+export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger = silentLogger()): Promise<TestCore> {
+  const core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: ":memory:", log_events: false, api_rate_per_minute: 0, ws_commands_per_minute: 0, ...overrides }, logger);
   return Object.assign(core, {
     api: `http://127.0.0.1:${core.ports.api}`,
     ws: `ws://127.0.0.1:${core.ports.ws}`,
@@ -199,4 +199,15 @@ export class WsClient {
   [Symbol.dispose]() {
     this.close();
   }
+}
+
+/**
+ * A port that was free a moment ago, for configs that must name a port before anything listens
+ * on it (a honeypot's `*_port` key cannot be 0: the node checks it is 1-65535).
+ */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
 }

@@ -8,6 +8,7 @@ import { toU64 } from "../../protocol/json";
 import { Command } from "../../protocol/messages";
 import { NodeId } from "../../protocol/types";
 import type { CommandRouter } from "../commands/router";
+import type { Security } from "../auth";
 import { ApiError, badRequest, errorResponses, notFound } from "./errors";
 import { parseNodeId } from "./nodes";
 
@@ -48,7 +49,7 @@ export const CommandRecord = t.Object(
 
 const MAX_LIMIT = 500;
 
-export const commandsApi = (router: CommandRouter, store: CommandStore) =>
+export const commandsApi = (router: CommandRouter, store: CommandStore, security: Security) =>
   new Elysia({ name: "commands", tags: ["Commands"] })
     .post(
       "/api/v1/nodes/:node_id/commands",
@@ -56,7 +57,8 @@ export const commandsApi = (router: CommandRouter, store: CommandStore) =>
         const nodeId = parseNodeId(params.node_id);
         // Accept the bare command object (SPEC.md's examples) or a NodeCommand around it.
         const raw = body && typeof body === "object" && "command" in body ? (body as { command: unknown }).command : body;
-        const res = router.issue(nodeId, raw, { source: "rest", remote: server?.requestIP(request)?.address ?? null, principal: null });
+        const principal = security.principals.get(request)?.name ?? null;
+        const res = router.issue(nodeId, raw, { source: "rest", remote: server?.requestIP(request)?.address ?? null, principal });
         if (!res.ok) throw new ApiError(res.status, res.code, res.message);
         set.status = 202;
         return { command_id: res.command_id };

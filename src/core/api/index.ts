@@ -6,6 +6,7 @@ import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import type { Logger } from "../../log";
 import { stringify } from "../../protocol/json";
+import { requiredRole, type Security } from "../auth";
 import { ApiError, errorBody } from "./errors";
 import { Health } from "./model";
 import { swaggerUi } from "./swagger-ui";
@@ -24,21 +25,37 @@ function methodsFor(routes: { method: string; path: string }[], path: string): s
 
 export interface ApiOptions {
   logger: Logger;
+  security: Security;
   plugins: Elysia<any, any, any, any, any, any, any>[];
   /** Bun WebSocket settings for the backend stream. */
   websocket?: { maxPayloadLength: number; backpressureLimit: number };
 }
 
-export function createApi({ logger, plugins, websocket }: ApiOptions) {
+export function createApi({ logger, security, plugins, websocket }: ApiOptions) {
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     new Response(stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 
   // Filled in once the app exists; the error handler needs the route table to tell 405 from 404.
   let routes: { method: string; path: string }[] = [];
   const app = new Elysia({ name: "honeybee-api", websocket: websocket && { ...websocket, closeOnBackpressureLimit: true } })
+    // The one place a REST request's principal is established (and rate-limited), before routing.
+    .onRequest(({ request, server }) => {
+      const url = new URL(request.url);
+      const address = server?.requestIP(request)?.address ?? "unknown";
+      const outcome = security.authorize(request, url, address, requiredRole(request.method, url.pathname));
+      if (outcome.ok) {
+        security.principals.set(request, outcome.principal);
+        return;
+      }
+      logger.warn({ remote: address, method: request.method, path: url.pathname, code: outcome.code }, "request refused");
+      const headers: Record<string, string> = {};
+      if (outcome.status === 401) headers["www-authenticate"] = 'Bearer realm="honeybee"';
+      if (outcome.retryAfter) headers["retry-after"] = String(outcome.retryAfter);
+      return json(outcome.status, errorBody(outcome.code, outcome.message), headers);
+    })
     .onError({ as: "global" }, ({ code, error, request }) => {
       // Checked by class, not by `code`: plugins are separate instances that do not share registered error names.
-      if (error instanceof ApiError) return json(error.status, errorBody(error.code, error.message));
+      if (error instanceof ApiError) return json(error.status, errorBody(error.code, error.message), error.headers);
       if (code === "NOT_FOUND") {
         const path = new URL(request.url).pathname;
         const allowed: string[] = methodsFor(routes, path).filter((m) => m !== "WS");
@@ -83,6 +100,12 @@ export function createApi({ logger, plugins, websocket }: ApiOptions) {
             { name: "Commands", description: "Node commands: install and manage honeypots" },
             { name: "Catalogue", description: "Honeypot kinds a node can install" },
           ],
+          components: {
+            securitySchemes: {
+              bearerAuth: { type: "http", scheme: "bearer", description: "An API token (role read or operator). Needed only when Core has tokens configured." },
+            },
+          },
+          security: [{ bearerAuth: [] }],
         },
       }),
     )

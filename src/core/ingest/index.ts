@@ -1,38 +1,40 @@
-// Placeholder until the event pipeline lands: accepts nothing.
-import type { Db } from "../../db";
-import type { Logger } from "../../log";
+/**
+ * The event pipeline: `createIngest` builds it (writer thread or inline writer, dictionaries
+ * loaded from the store), `startEventSocket` listens for NDJSON events and feeds it. The node
+ * control channel feeds the same pipeline through `Ingest.submit`.
+ */
 import type { CoreConfig } from "../../config";
+import type { Db } from "../../db";
+import { EventQueries } from "../../db/event-store";
+import type { Logger } from "../../log";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
-import type { Ingest, IngestCounters } from "./types";
+import { EventPipeline } from "./pipeline";
+import type { Ingest } from "./types";
+import { inlineWriter, workerWriter } from "./writer";
+
+export { startEventSocket, type EventSocketOptions, type EventSocketHandle } from "./event-socket";
 
 export interface IngestDeps {
   db: Db;
   config: CoreConfig;
   bus: MessageBus;
-  registry: Registry;
+  registry: Pick<Registry, "nodeOfPot">;
   logger: Logger;
+  /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
+  writerGate?: () => Promise<void>;
 }
 
-export function createIngest(_deps: IngestDeps): Ingest {
-  const counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0 };
-  return {
-    counters,
-    submit: () => "the event pipeline is not built yet",
-    submitNodeEvent: () => {},
-    flush: async () => {},
-    stop: async () => {},
-  };
-}
-
-export interface EventSocketOptions {
-  host: string;
-  port: number;
-  ingest: Ingest;
-  config: CoreConfig;
-  logger: Logger;
-}
-
-export function startEventSocket(_opts: EventSocketOptions): { readonly port: number; stop(): Promise<void> } {
-  return { port: 0, stop: async () => {} };
+export function createIngest(deps: IngestDeps): Ingest {
+  const { config } = deps;
+  const useWorker = config.ingest_worker && config.db !== ":memory:";
+  return new EventPipeline({
+    config,
+    writer: useWorker ? workerWriter(config.db) : inlineWriter(deps.db),
+    bus: deps.bus,
+    logger: deps.logger,
+    nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),
+    dictionaries: new EventQueries(deps.db).dictionaries(),
+    writerGate: deps.writerGate,
+  });
 }

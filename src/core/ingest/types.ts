@@ -2,6 +2,7 @@
  * The seam between the sockets that receive events and the event pipeline.
  */
 import type { TSchema } from "@sinclair/typebox";
+import type { NormalisedEvent } from "./normalise";
 
 /** Where an event came from; `nodeId` is the sender's proven node, when it has one. */
 export interface IngestSource {
@@ -10,11 +11,18 @@ export interface IngestSource {
   nodeId?: bigint | null;
 }
 
+/**
+ * received = committed + rejected + pending. `received` counts every message offered as an
+ * event (from the event socket and the control channel), `rejected` those that were not one,
+ * `connections` the open event socket connections.
+ */
 export interface IngestCounters {
   received: number;
   committed: number;
   rejected: number;
   connections: number;
+  /** Received and not yet committed: the memory that backpressure bounds. */
+  pending: number;
 }
 
 export interface Ingest {
@@ -29,6 +37,30 @@ export interface Ingest {
   /** Resolves when everything submitted so far is committed. */
   flush(): Promise<void>;
   stop(): Promise<void>;
+
+  // What the event socket needs beyond `submit`: per-stream acknowledgements and backpressure.
+  /** Takes one normalised event; `tag` is its stream when the sender asked for acks. */
+  enqueue(event: NormalisedEvent, tag: StreamTag | null): void;
+  /** Counts and logs (rate-limited) input that is not an event. */
+  reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
+  /** True while the writer is too far behind; readers should pause. */
+  readonly isOverloaded: boolean;
+  /** Called with true when readers should pause and with false when they may resume. */
+  onPressure(listener: (overloaded: boolean) => void): () => void;
+  /** The node a pot belongs to, for events that do not say. */
+  nodeOfPot(potId: string): bigint | null;
+}
+
+/**
+ * One stream of lines with acknowledgements (an event socket connection). `lineNo` counts
+ * its lines, events and rejected ones alike; `settled(seq)` is called once lines 1..seq are
+ * all committed or rejected.
+ */
+export interface StreamTag {
+  lineNo: number;
+  /** Batches not yet committed that hold events of this stream. */
+  outstanding: number;
+  settled(seq: number): void;
 }
 
 export type { TSchema };

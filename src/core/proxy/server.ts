@@ -9,14 +9,16 @@
  */
 import type { Server, ServerWebSocket } from "bun";
 import type { Logger } from "../../log";
-import { parseWithIds, stringify } from "../../protocol/json";
+import { parseWithIds, stringify, toU64 } from "../../protocol/json";
+import { hasRole, presentedToken, type Principal, type Security } from "../auth";
+import type { TlsOptions } from "../tls";
 import { variant, type CommandAck } from "../../protocol/messages";
 import type { FeedHub } from "./feed-hub";
 import { parseFeedFilter } from "./topics";
 
 /** How commands leave the proxy: the in-process router, or Core's REST API from a separate proxy. */
 export interface CommandDoor {
-  issue(nodeId: unknown, command: unknown, origin: { remote: string | null; principal: string | null }): Promise<CommandAck> | CommandAck;
+  issue(nodeId: unknown, command: unknown, origin: { remote: string | null; principal: string | null; token: string | null }): Promise<CommandAck> | CommandAck;
 }
 
 export interface ProxyOptions {
@@ -26,6 +28,8 @@ export interface ProxyOptions {
   commands: CommandDoor;
   maxMessageBytes: number;
   backpressureBytes: number;
+  security: Security;
+  tls?: TlsOptions;
   logger: Logger;
 }
 
@@ -41,6 +45,9 @@ interface ClientData {
   topics: string[];
   remote: string;
   query: URLSearchParams;
+  principal: Principal;
+  /** Passed on with commands when the proxy forwards them to Core's REST API. */
+  token: string | null;
 }
 
 const frame = (kind: string, payload: unknown) => stringify({ version: 2, message: { [kind]: payload } });
@@ -65,7 +72,7 @@ export function unwrapNodeCommand(value: unknown): { ok: true; node_id: unknown;
 }
 
 export function startProxy(opts: ProxyOptions): ProxyHandle {
-  const { hub, logger } = opts;
+  const { hub, logger, security } = opts;
   let clients = 0;
   let cutOff = 0;
 
@@ -86,13 +93,22 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
       ws.send(errorFrame(cmd.code, cmd.message));
       return;
     }
-    const ack = await opts.commands.issue(cmd.node_id, cmd.command, { remote: ws.data.remote, principal: null });
+    const refuse = (message: string) => ws.send(frame("CommandAck", { command_id: null, node_id: toU64(cmd.node_id), accepted: false, message }));
+    const { principal } = ws.data;
+    if (security.tokens.enabled && !hasRole(principal, "operator")) {
+      security.counters.forbidden++;
+      return refuse(`forbidden: token "${principal.name}" has role ${principal.role}; commands need operator`);
+    }
+    const wait = security.wsCommands.take(ws.data.remote);
+    if (wait > 0) return refuse(`rate_limited: too many commands from ${ws.data.remote}; retry after ${wait} s`);
+    const ack = await opts.commands.issue(cmd.node_id, cmd.command, { remote: ws.data.remote, principal: security.tokens.enabled ? principal.name : null, token: ws.data.token });
     ws.send(frame("CommandAck", ack));
   };
 
   const server: Server<ClientData> = Bun.serve<ClientData>({
     hostname: opts.host,
     port: opts.port,
+    tls: opts.tls,
     fetch(req, srv) {
       const url = new URL(req.url);
       if (url.pathname !== "/" && url.pathname !== "/ws") {
@@ -101,7 +117,20 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
       const parsed = parseFeedFilter(url.searchParams);
       if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
       const remote = srv.requestIP(req)?.address ?? "unknown";
-      if (srv.upgrade(req, { data: { topics: [], remote, query: url.searchParams } })) return undefined;
+      const auth = security.authorize(req, url, remote, "read");
+      if (!auth.ok) {
+        const headers: Record<string, string> = auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
+        return Response.json({ error: { code: auth.code, message: auth.message } }, { status: auth.status, headers });
+      }
+      if (!security.connections.ws.acquire(remote)) {
+        return Response.json({ error: { code: "too_many_connections", message: `too many connections from ${remote}` } }, { status: 429, headers: { "retry-after": "10" } });
+      }
+      const presented = presentedToken(req, url);
+      // A browser that sent its token as a subprotocol must get one back, or it drops the socket.
+      const headers = presented.via === "protocol" ? { "sec-websocket-protocol": "bearer" } : undefined;
+      const data: ClientData = { topics: [], remote, query: url.searchParams, principal: auth.principal, token: presented.token };
+      if (srv.upgrade(req, { data, headers })) return undefined;
+      security.connections.ws.release(remote);
       return Response.json({ error: { code: "upgrade_required", message: "this port speaks WebSocket only" } }, { status: 426 });
     },
     websocket: {
@@ -125,6 +154,7 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
       },
       close(ws, code, reason) {
         clients--;
+        security.connections.ws.release(ws.data.remote);
         hub.leave(ws.data.topics);
         if (code === 1006 || code === 1013 || code === 1009) {
           if (code !== 1009) cutOff++;

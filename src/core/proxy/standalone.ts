@@ -5,6 +5,7 @@
 import type { Logger } from "../../log";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { variant, type CommandAck } from "../../protocol/messages";
+import type { Security } from "../auth";
 import { FeedHub } from "./feed-hub";
 import { startProxy, type ProxyHandle } from "./server";
 import { isFeedKind, metaOf } from "./topics";
@@ -17,6 +18,10 @@ export interface StandaloneProxyOptions {
   maxMessageBytes: number;
   backpressureBytes: number;
   logger: Logger;
+  /** Checks clients the way Core does (same tokens); commands are forwarded with the client's token. */
+  security: Security;
+  /** This proxy's own token for Core's backend stream, when Core requires one. */
+  token?: string;
   /** Longest wait between reconnection attempts. */
   maxBackoffMs?: number;
 }
@@ -46,7 +51,7 @@ export function startStandaloneProxy(opts: StandaloneProxyOptions): StandalonePr
 
   const connect = () => {
     if (stopped) return;
-    const ws = new WebSocket(urls.stream);
+    const ws = new WebSocket(urls.stream, opts.token ? ({ headers: { authorization: `Bearer ${opts.token}` } } as any) : undefined);
     socket = ws;
     ws.onopen = () => {
       backoff = 100;
@@ -80,13 +85,13 @@ export function startStandaloneProxy(opts: StandaloneProxyOptions): StandalonePr
   };
   connect();
 
-  const issue = async (nodeId: unknown, command: unknown): Promise<CommandAck> => {
+  const issue = async (nodeId: unknown, command: unknown, origin: { token: string | null }): Promise<CommandAck> => {
     const id = toU64(nodeId);
     if (id === null) return { command_id: null, node_id: null, accepted: false, message: "bad_request: node_id must be an unsigned 64-bit integer" };
     try {
       const res = await fetch(`${urls.rest}/api/v1/nodes/${id}/commands`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...(origin.token ? { authorization: `Bearer ${origin.token}` } : {}) },
         body: stringify(command),
       });
       const body = (await res.json()) as { command_id?: string; error?: { code: string; message: string } };
@@ -104,6 +109,7 @@ export function startStandaloneProxy(opts: StandaloneProxyOptions): StandalonePr
     commands: { issue },
     maxMessageBytes: opts.maxMessageBytes,
     backpressureBytes: opts.backpressureBytes,
+    security: opts.security,
     logger,
   });
 

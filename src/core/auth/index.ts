@@ -1,0 +1,104 @@
+/**
+ * Core's security: one object built from config that every door asks. It establishes the
+ * principal (REST, WebSocket upgrade), rate-limits per address, and counts what it refused
+ * for GET /api/v1/stats.
+ */
+import type { CoreConfig } from "../../config";
+import { ConfigError } from "../../config";
+import { ConnectionCounter, RateLimiter } from "./rate-limit";
+import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";
+
+export * from "./tokens";
+
+export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|\[::1\])$/i;
+
+export const isLoopback = (host: string) => LOOPBACK.test(host);
+
+export class Security {
+  readonly tokens: TokenSet;
+  readonly api: RateLimiter;
+  readonly wsCommands: RateLimiter;
+  readonly authFailures: RateLimiter;
+  readonly counters = { auth_failures: 0, forbidden: 0 };
+  readonly connections: { node: ConnectionCounter; events: ConnectionCounter; ws: ConnectionCounter };
+  /** The principal each REST request was authorised as, for handlers that record it. */
+  readonly principals = new WeakMap<Request, Principal>();
+
+  constructor(readonly config: CoreConfig) {
+    this.tokens = TokenSet.fromConfig(config);
+    this.api = new RateLimiter(config.api_rate_per_minute);
+    this.wsCommands = new RateLimiter(config.ws_commands_per_minute);
+    this.authFailures = new RateLimiter(config.auth_failures_per_minute, config.auth_failures_per_minute);
+    const max = config.max_connections_per_address;
+    this.connections = { node: new ConnectionCounter(max), events: new ConnectionCounter(max), ws: new ConnectionCounter(max) };
+    if ((config.tls_cert === "") !== (config.tls_key === "")) throw new ConfigError("tls_cert and tls_key go together: set both or neither");
+  }
+
+  get nodeAuth(): boolean {
+    return this.config.node_enrollment_token !== "";
+  }
+
+  /**
+   * Refuses a non-loopback bind without authentication unless --insecure: an open command
+   * door runs software on every node, so exposing one must be a deliberate choice.
+   * Returns a warning to log, if any.
+   */
+  checkExposure(): string | null {
+    if (isLoopback(this.config.host)) return null;
+    const missing = [!this.tokens.enabled && "API tokens (tokens or tokens_file)", !this.nodeAuth && "node enrollment (node_enrollment_token)"].filter(Boolean);
+    if (missing.length === 0) return null;
+    const message =
+      `listening on ${this.config.host} (not loopback) without ${missing.join(" and ")} would let anyone command nodes and feed events. ` +
+      "Create a token with `honeybee token create --name NAME --role operator` and put its entry in the config's tokens (or tokens_file), " +
+      "set node_enrollment_token, and preferably tls_cert/tls_key; or pass --insecure to accept the risk.";
+    if (!this.config.insecure) throw new ConfigError(message);
+    return `INSECURE: ${message}`;
+  }
+
+  /** Establishes who is asking and whether they may; `needed` null means an open path. */
+  authorize(req: Request, url: URL, address: string, needed: Role | null): AuthOutcome {
+    const wait = this.api.take(address);
+    if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
+    if (!this.tokens.enabled || needed === null) return { ok: true, principal: ANONYMOUS };
+    return this.authenticate(req, url, address, needed);
+  }
+
+  authenticate(req: Request, url: URL, address: string, needed: Role): AuthOutcome {
+    if (this.authFailures.blocked(address)) {
+      return { ok: false, status: 429, code: "too_many_failures", message: `too many failed authentications from ${address}; retry later`, retryAfter: 60 };
+    }
+    const { token } = presentedToken(req, url);
+    if (!token) return { ok: false, status: 401, code: "unauthorized", message: "this Core requires an API token: send Authorization: Bearer <token>" };
+    const principal = this.tokens.authenticate(token);
+    if (!principal) {
+      this.counters.auth_failures++;
+      this.authFailures.take(address);
+      return { ok: false, status: 401, code: "unauthorized", message: "the API token is not valid" };
+    }
+    if (!hasRole(principal, needed)) {
+      this.counters.forbidden++;
+      return { ok: false, status: 403, code: "forbidden", message: `token "${principal.name}" has role ${principal.role}; this needs ${needed}` };
+    }
+    return { ok: true, principal };
+  }
+
+  stats() {
+    return {
+      auth_enabled: this.tokens.enabled,
+      node_auth_enabled: this.nodeAuth,
+      tls: this.config.tls_cert !== "",
+      auth_failures: this.counters.auth_failures,
+      forbidden: this.counters.forbidden,
+      rate_limited: { api: this.api.limited, ws_commands: this.wsCommands.limited },
+      connections_refused: { node: this.connections.node.refused, events: this.connections.events.refused, ws: this.connections.ws.refused },
+    };
+  }
+}
+
+/** The role a REST request needs: none for health and the docs, operator for commands. */
+export function requiredRole(method: string, path: string): Role | null {
+  if (path === "/health" || path === "/swagger" || path.startsWith("/swagger/")) return null;
+  return method === "GET" || method === "HEAD" ? "read" : "operator";
+}

@@ -1,0 +1,223 @@
+/**
+ * The event socket (TCP, default 9100): one JSON event per line from nodes and from
+ * honeypots that send directly (Cowrie's output plugin, a PHP forwarder).
+ *
+ * - A connection whose first line is `EventStreamHello {node_id, acks: true}` gets
+ *   `EventAck {seq}` after each commit, seq = its lines so far (after the hello) that are
+ *   committed or rejected. Nothing is ever written to a connection that did not ask.
+ * - Bad input (not JSON, not an object, over `max_message_bytes`, not an event) is counted,
+ *   logged rate-limited with the peer's address, and skipped; the connection goes on.
+ * - Backpressure: while the pipeline is overloaded, every connection stops reading
+ *   (`socket.pause()`); the kernel's buffers then push back on the senders.
+ * - `stop()` stops accepting, keeps reading until each connection has been quiet for a
+ *   moment (what the peers had already sent is taken in), then closes them.
+ */
+import type { Socket, TCPSocketListener } from "bun";
+import type { CoreConfig } from "../../config";
+import type { Logger } from "../../log";
+import { LineSplitter, splitConcatenated, type LineSink } from "../../protocol/framing";
+import { stringify } from "../../protocol/json";
+import { decodeEnvelope, envelope } from "../../protocol/messages";
+import { SocketWriter } from "../../net/socket-writer";
+import { normalise, type NormaliseContext } from "./normalise";
+import { parseEventLine } from "./parse";
+import type { Ingest, StreamTag } from "./types";
+
+export interface EventSocketOptions {
+  host: string;
+  port: number;
+  ingest: Ingest;
+  config: Pick<CoreConfig, "max_message_bytes">;
+  logger: Logger;
+  /** On stop: how long a connection must be quiet before it is closed. */
+  drainQuietMs?: number;
+  /** On stop: the longest wait for busy connections before they are closed anyway. */
+  drainMaxMs?: number;
+}
+
+export interface EventSocketHandle {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+interface Conn extends NormaliseContext {
+  remote: string;
+  splitter: LineSplitter;
+  sink: LineSink;
+  writer: SocketWriter | null;
+  tag: StreamTag;
+  /** The first line may be an EventStreamHello. */
+  first: boolean;
+  acks: boolean;
+  acked: number;
+  paused: boolean;
+  lastData: number;
+}
+
+const HELLO = new Set(["EventStreamHello"]);
+
+export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
+  const { ingest, logger } = opts;
+  const maxBytes = opts.config.max_message_bytes;
+  const sockets = new Set<Socket<Conn>>();
+  let stopping = false;
+
+  const submitValue = (c: Conn, value: unknown) => {
+    const r = normalise(value, c);
+    if (r.ok) ingest.enqueue(r.event, c.tag);
+    else ingest.reject(c.tag, c.remote, "invalid_event", r.error);
+  };
+
+  const onLine = (c: Conn, text: string) => {
+    if (c.first) {
+      c.first = false;
+      if (text.includes("EventStreamHello") && hello(c, text)) return;
+    }
+    c.tag.lineNo++;
+    let value: unknown;
+    try {
+      value = parseEventLine(text);
+    } catch {
+      // Some senders write objects back to back with no newline; split only on failure.
+      const parts = splitConcatenated(text);
+      if (!parts) return ingest.reject(c.tag, c.remote, "bad_json", `line is not valid JSON (${text.length} characters)`);
+      const values: unknown[] = [];
+      try {
+        for (const p of parts) values.push(parseEventLine(p));
+      } catch {
+        return ingest.reject(c.tag, c.remote, "bad_json", `line is not valid JSON (${text.length} characters)`);
+      }
+      for (const v of values) submitValue(c, v);
+      return;
+    }
+    submitValue(c, value);
+  };
+
+  const hello = (c: Conn, text: string): boolean => {
+    let value: unknown;
+    try {
+      value = parseEventLine(text);
+    } catch {
+      return false;
+    }
+    const msg = decodeEnvelope(value, HELLO);
+    if (!msg.ok || msg.kind !== "EventStreamHello") return false;
+    // Authentication of the stream (totp_code) belongs here, once it exists.
+    c.nodeId = msg.payload.node_id ?? null;
+    c.acks = msg.payload.acks === true;
+    logger.debug({ remote: c.remote, node_id: c.nodeId?.toString(), acks: c.acks }, "event stream opened");
+    return true;
+  };
+
+  const resumeAll = () => {
+    for (const s of sockets) {
+      if (s.data.paused) {
+        s.data.paused = false;
+        s.resume();
+      }
+    }
+  };
+  const unsubscribe = ingest.onPressure((overloaded) => {
+    if (!overloaded) resumeAll();
+  });
+
+  const server: TCPSocketListener<Conn> = Bun.listen<Conn>({
+    hostname: opts.host,
+    port: opts.port,
+    socket: {
+      open(socket) {
+        if (stopping) {
+          socket.end();
+          return;
+        }
+        sockets.add(socket);
+        ingest.counters.connections++;
+        const c: Conn = {
+          remote: `${socket.remoteAddress}:${socket.remotePort}`,
+          splitter: new LineSplitter(maxBytes),
+          sink: null as unknown as LineSink,
+          writer: null,
+          tag: { lineNo: 0, outstanding: 0, settled: () => {} },
+          first: true,
+          acks: false,
+          acked: 0,
+          paused: false,
+          lastData: Date.now(),
+          receivedAt: Date.now(),
+          nodeId: null,
+          nodeOfPot: (potId) => ingest.nodeOfPot(potId),
+        };
+        c.sink = {
+          line: (text) => onLine(c, text),
+          oversized: (bytes) => {
+            c.first = false;
+            c.tag.lineNo++;
+            ingest.reject(c.tag, c.remote, "message_too_large", `line of ${bytes} bytes exceeds the limit of ${maxBytes} bytes`);
+          },
+        };
+        c.tag.settled = (seq) => {
+          if (!c.acks || seq <= c.acked || socket.readyState !== 1) return;
+          c.acked = seq;
+          c.writer ??= new SocketWriter(socket);
+          c.writer.write(stringify(envelope("EventAck", { seq })) + "\n");
+        };
+        socket.data = c;
+      },
+      data(socket, chunk) {
+        const c = socket.data;
+        c.lastData = c.receivedAt = Date.now();
+        c.splitter.push(chunk, c.sink);
+        if (ingest.isOverloaded && !c.paused) {
+          c.paused = true;
+          socket.pause();
+        }
+      },
+      drain(socket) {
+        socket.data.writer?.drain();
+      },
+      close(socket) {
+        const c = socket.data;
+        if (!c || !sockets.delete(socket)) return;
+        ingest.counters.connections--;
+        // A peer may close without a final newline: its last line counts.
+        c.receivedAt = Date.now();
+        c.splitter.end(c.sink);
+      },
+      error(socket, error) {
+        logger.debug({ remote: socket.data?.remote, err: error.message }, "event connection error");
+      },
+    },
+  });
+
+  const drain = async () => {
+    const quietMs = opts.drainQuietMs ?? 200;
+    const deadline = Date.now() + (opts.drainMaxMs ?? 10_000);
+    const since = Date.now();
+    while (sockets.size > 0 && Date.now() < deadline) {
+      const now = Date.now();
+      for (const s of sockets) {
+        // A paused connection still has data to give; every connection gets `quietMs` after
+        // the stop began, for what was already on its way.
+        if (!s.data.paused && now - Math.max(s.data.lastData, since) >= quietMs) s.end();
+      }
+      if (sockets.size > 0) await new Promise((r) => setTimeout(r, Math.min(quietMs, 50)));
+    }
+    for (const s of sockets) s.end();
+  };
+
+  let stopped: Promise<void> | null = null;
+  return {
+    get port() {
+      return server.port;
+    },
+    stop() {
+      return (stopped ??= (async () => {
+        stopping = true;
+        server.stop(false);
+        await drain();
+        unsubscribe();
+        await ingest.flush();
+      })());
+    },
+  };
+}

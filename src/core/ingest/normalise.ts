@@ -1,0 +1,254 @@
+/**
+ * Turns every accepted event shape into one normalised event. Pure: no sockets, no database,
+ * no clock (the receive time comes in), so the rules are tested on their own.
+ *
+ * Accepted shapes (DESIGN.md "Events"):
+ * - a PotEvent, PotLog or NodeEvent envelope `{"version":2,"message":{"PotEvent":{...}}}`;
+ * - a bare PotEvent in either field style: `{node_id, pot_id, pot_type, event_type, timestamp,
+ *   data}` or `{node_id, pot_id, event, message, metadata, timestamp}`; a bare PotLog;
+ * - flat honeypot-native JSON with `eventid` (Cowrie's output plugin, the HonnyPotter PHP
+ *   forwarder): pot from `honeybee_honeypot_id` / `pot_id`, kind from
+ *   `honeybee_honeypot_type` / `pot_type` or the eventid prefix.
+ *
+ * `data` keeps every field that did not become a normalised column, so nothing a honeypot
+ * sent is lost.
+ */
+import { toU64 } from "../../protocol/json";
+import { decodeEnvelope } from "../../protocol/messages";
+
+export interface NormalisedEvent {
+  node_id: bigint | null;
+  pot_id: string | null;
+  pot_type: string | null;
+  event_type: string;
+  /** Event time, milliseconds since the epoch (UTC). */
+  ts: number;
+  src_ip: string | null;
+  data: Record<string, unknown>;
+}
+
+/** The event as every reader sees it (REST, live feed, log). */
+export interface EventRecord {
+  id: number;
+  node_id: bigint | null;
+  pot_id: string | null;
+  pot_type: string | null;
+  event_type: string;
+  timestamp: string;
+  src_ip: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface NormaliseContext {
+  /** Receive time in ms: the timestamp of an event that has none. */
+  receivedAt: number;
+  /** The sender's node (control connection or EventStreamHello), when it proved one. */
+  nodeId: bigint | null;
+  /** Registry lookup for events that name a pot but no node. */
+  nodeOfPot(potId: string): bigint | null;
+}
+
+export type NormaliseResult = { ok: true; event: NormalisedEvent } | { ok: false; error: string };
+
+const MAX_TYPE = 128;
+const MAX_POT_ID = 128;
+const MAX_POT_TYPE = 64;
+const MAX_IP = 64;
+
+const EVENT_KINDS = new Set(["PotEvent", "PotLog", "NodeEvent"]);
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const fail = (error: string): NormaliseResult => ({ ok: false, error });
+
+export function normalise(value: unknown, ctx: NormaliseContext): NormaliseResult {
+  if (!isObject(value)) return fail("an event must be a JSON object");
+  if ("version" in value && "message" in value) {
+    const msg = decodeEnvelope(value, EVENT_KINDS);
+    if (!msg.ok) return fail(msg.message);
+    if (msg.kind === "PotEvent") return fromPotEvent(msg.payload, ctx);
+    if (msg.kind === "PotLog") return fromPotLog(msg.payload, ctx);
+    if (msg.kind === "NodeEvent") {
+      if (ctx.nodeId === null) return fail("a NodeEvent needs a node: open the stream with EventStreamHello {node_id}");
+      return { ok: true, event: fromNodeEvent(ctx.nodeId, msg.payload, ctx.receivedAt) };
+    }
+    return fail(`${msg.kind} is not an event`);
+  }
+  if (typeof value.eventid === "string") return fromNative(value, ctx);
+  if (typeof value.event_type === "string" || typeof value.event === "string") return fromPotEvent(value, ctx);
+  if (typeof value.log_type === "string") return fromPotLog(value, ctx);
+  return fail("not an event: it has none of eventid, event_type, event, log_type and is not a PotEvent/PotLog envelope");
+}
+
+/** Flat honeypot JSON (`eventid`, `src_ip`, `timestamp`, ...). */
+function fromNative(o: Obj, ctx: NormaliseContext): NormaliseResult {
+  const eventType = o.eventid as string;
+  const potId = o.honeybee_honeypot_id ?? o.pot_id;
+  const potType = o.honeybee_honeypot_type ?? o.pot_type ?? prefixOf(eventType);
+  const data: Obj = {};
+  for (const k in o) {
+    if (!NATIVE_KEYS.has(k)) data[k] = o[k];
+  }
+  // Cowrie also sends `time` (unix seconds with a fraction); it stays in data, and is the
+  // fallback when `timestamp` is missing.
+  return build(ctx, { eventType, nodeId: o.node_id, potId, potType, timestamp: o.timestamp ?? o.time, srcIp: o.src_ip, data, keepTimestampIn: o.timestamp === undefined ? null : "timestamp" });
+}
+const NATIVE_KEYS = new Set(["eventid", "node_id", "pot_id", "pot_type", "honeybee_honeypot_id", "honeybee_honeypot_type", "timestamp", "src_ip"]);
+
+/** PotEvent: `event_type` + `data`, or `event` + `message` + `metadata`. */
+function fromPotEvent(o: Obj, ctx: NormaliseContext): NormaliseResult {
+  const data: Obj = {};
+  for (const k in o) {
+    if (!POT_EVENT_KEYS.has(k)) data[k] = o[k];
+  }
+  // The nested objects are flattened into data so both styles read the same downstream
+  // (`data.username`, `data.src_ip`); a nested key loses to a top-level one of the same name.
+  for (const nested of [o.data, o.metadata]) {
+    if (isObject(nested)) {
+      for (const k in nested) if (!(k in data)) data[k] = nested[k];
+    } else if (nested !== undefined && nested !== null) {
+      data[nested === o.data ? "data" : "metadata"] = nested;
+    }
+  }
+  const eventType = o.event_type ?? o.event;
+  const srcIp = o.src_ip ?? data.src_ip;
+  if (o.src_ip === undefined && typeof data.src_ip === "string") delete data.src_ip;
+  return build(ctx, { eventType, nodeId: o.node_id, potId: o.pot_id, potType: o.pot_type, timestamp: o.timestamp, srcIp, data, keepTimestampIn: "timestamp" });
+}
+const POT_EVENT_KEYS = new Set(["node_id", "pot_id", "pot_type", "event_type", "event", "timestamp", "src_ip", "data", "metadata"]);
+
+/** PotLog: a honeypot's log line, stored as event type `log.<log_type>`. */
+function fromPotLog(o: Obj, ctx: NormaliseContext): NormaliseResult {
+  if (typeof o.log_type !== "string" || o.log_type.length === 0) return fail("a PotLog needs a log_type string");
+  const data: Obj = {};
+  for (const k in o) {
+    if (!POT_LOG_KEYS.has(k)) data[k] = o[k];
+  }
+  if (isObject(o.data)) {
+    for (const k in o.data) if (!(k in data)) data[k] = o.data[k];
+  } else if (o.data !== undefined && o.data !== null) {
+    data.line = o.data;
+  }
+  return build(ctx, { eventType: `log.${o.log_type}`, nodeId: o.node_id, potId: o.pot_id, potType: o.pot_type, timestamp: o.timestamp, srcIp: data.src_ip, data, keepTimestampIn: "timestamp" });
+}
+const POT_LOG_KEYS = new Set(["node_id", "pot_id", "pot_type", "log_type", "timestamp", "data"]);
+
+/** NodeEvent (Started, Stopped, Alarm{description}, Error{message}) as an event of its node. */
+export function fromNodeEvent(nodeId: bigint, payload: unknown, receivedAt: number): NormalisedEvent {
+  const name = typeof payload === "string" ? payload : isObject(payload) ? (Object.keys(payload)[0] ?? "Unknown") : "Unknown";
+  const inner = isObject(payload) ? payload[name] : null;
+  return {
+    node_id: nodeId,
+    pot_id: null,
+    pot_type: null,
+    event_type: `node.${name.toLowerCase()}`,
+    ts: receivedAt,
+    src_ip: null,
+    data: isObject(inner) ? { ...inner } : {},
+  };
+}
+
+interface Parts {
+  eventType: unknown;
+  nodeId: unknown;
+  potId: unknown;
+  potType: unknown;
+  timestamp: unknown;
+  srcIp: unknown;
+  data: Obj;
+  /** Where to keep a timestamp that could not be read, so it is not lost. */
+  keepTimestampIn: string | null;
+}
+
+function build(ctx: NormaliseContext, p: Parts): NormaliseResult {
+  if (typeof p.eventType !== "string" || p.eventType.length === 0) return fail("the event type must be a non-empty string");
+  if (p.eventType.length > MAX_TYPE) return fail(`the event type is longer than ${MAX_TYPE} characters`);
+
+  let nodeId: bigint | null = null;
+  if (p.nodeId !== undefined && p.nodeId !== null) {
+    nodeId = toU64(p.nodeId);
+    if (nodeId === null) return fail(`node_id must be an unsigned 64-bit integer, got ${String(p.nodeId).slice(0, 40)}`);
+  }
+  const potId = label(p.potId, MAX_POT_ID);
+  if (potId === undefined) return fail(`pot_id must be a string of at most ${MAX_POT_ID} characters`);
+  const potType = label(p.potType, MAX_POT_TYPE);
+  if (potType === undefined) return fail(`pot_type must be a string of at most ${MAX_POT_TYPE} characters`);
+  nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+
+  let ts = parseTimestamp(p.timestamp);
+  if (ts === null) {
+    ts = ctx.receivedAt;
+    if (p.timestamp !== undefined && p.timestamp !== null && p.keepTimestampIn) p.data[p.keepTimestampIn] = p.timestamp;
+  }
+
+  let srcIp: string | null = null;
+  if (typeof p.srcIp === "string" && isAddress(p.srcIp)) srcIp = p.srcIp;
+  else if (p.srcIp !== undefined && p.srcIp !== null) p.data.src_ip = p.srcIp; // unusable as a column, kept as sent
+
+  return { ok: true, event: { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: p.eventType, ts, src_ip: srcIp, data: p.data } };
+}
+
+/** A pot id or kind: a short string (numbers are accepted as their decimal text). Undefined when invalid. */
+function label(v: unknown, max: number): string | null | undefined {
+  if (v === undefined || v === null || v === "") return null;
+  if (typeof v === "number" && Number.isFinite(v)) v = String(v);
+  if (typeof v !== "string" || v.length > max) return undefined;
+  return v;
+}
+
+function prefixOf(eventType: string): string | null {
+  const dot = eventType.indexOf(".");
+  return dot > 0 ? eventType.slice(0, dot) : null;
+}
+
+/** An address fit for a column: short, printable, no separators (IPv4, IPv6, host names). */
+function isAddress(s: string): boolean {
+  if (s.length === 0 || s.length > MAX_IP) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 32 || c === 127) return false;
+  }
+  return true;
+}
+
+/** Unix time in seconds below this, milliseconds from here (1e11 s is the year 5138, 1e11 ms is 1973). */
+const SECONDS_LIMIT = 1e11;
+/** Microseconds from here (1e14 ms is the year 5138). */
+const MICROS_LIMIT = 1e14;
+const MAX_TS = 8.64e15;
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+/** ISO date-time without a zone: read as UTC, not as the server's local time. */
+const NO_ZONE = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/;
+
+/**
+ * Reads an event time: ISO 8601 text, or unix time as a number or numeric text in seconds,
+ * milliseconds or microseconds (told apart by magnitude). Null when unreadable or absurd.
+ */
+export function parseTimestamp(v: unknown): number | null {
+  let ms: number;
+  if (typeof v === "number") ms = unixToMs(v);
+  else if (typeof v === "string") {
+    if (NUMERIC.test(v)) ms = unixToMs(Number(v));
+    else ms = Date.parse(NO_ZONE.test(v) ? v + "Z" : v);
+  } else return null;
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TS) return null;
+  return Math.round(ms);
+}
+
+function unixToMs(n: number): number {
+  if (n < SECONDS_LIMIT) return n * 1000;
+  if (n < MICROS_LIMIT) return n;
+  return n / 1000;
+}
+
+export function toRecord(id: number, e: NormalisedEvent): EventRecord {
+  return { id, node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: e.event_type, timestamp: new Date(e.ts).toISOString(), src_ip: e.src_ip, data: e.data };
+}
+
+/** Credentials an event carries (for the stats), read from its data. */
+export function credentialsOf(data: Obj): { username: string | null; password: string | null } {
+  const u = data.username;
+  const p = data.password;
+  return { username: typeof u === "string" ? u : null, password: typeof p === "string" ? p : null };
+}

@@ -1,0 +1,375 @@
+/**
+ * The event pipeline on the receiving thread: normalised events → in-memory batch → writer
+ * (one transaction per batch) → after commit: live feed, log line, acknowledgements.
+ *
+ * Batches are columns (see `EventBatch`), sealed at `batch_size` events, after
+ * `batch_delay_ms`, or at once when the writer is idle. At most two are at the writer, so it
+ * starts the next as soon as one commits. `pending` (received, not yet committed) is the
+ * memory bound: at `max_pending_events` the pipeline reports overload and the event socket
+ * stops reading until half of that has been committed.
+ */
+import type { CoreConfig } from "../../config";
+import type { EventBatch, SourceEntry, TypeEntry } from "../../db/event-store";
+import type { Logger } from "../../log";
+import { stringify } from "../../protocol/json";
+import { RateLimitedLog } from "../../net/rate-limited-log";
+import type { MessageBus } from "../bus";
+import { credentialsOf, fromNodeEvent, normalise, toRecord, type NormalisedEvent } from "./normalise";
+import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
+import type { WriterChannel } from "./writer";
+
+interface Batch {
+  seq: number;
+  n: number;
+  ts: Float64Array;
+  sourceId: Int32Array;
+  typeId: Int32Array;
+  ips: string[];
+  data: string[];
+  credRows: number[];
+  credUsers: (string | null)[];
+  credPasswords: (string | null)[];
+  newSources: SourceEntry[];
+  newTypes: TypeEntry[];
+  events: NormalisedEvent[];
+  /** Streams in this batch → their line count when it was sealed. */
+  tags: Map<StreamTag, number>;
+}
+
+export interface PipelineOptions {
+  config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "log_events" | "stats_flush_ms" | "retention_days">;
+  writer: WriterChannel;
+  bus: MessageBus;
+  logger: Logger;
+  nodeOfPot(potId: string): bigint | null;
+  dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
+  /** Test hook: awaited before each batch goes to the writer, to stall it. */
+  writerGate?: () => Promise<void>;
+}
+
+const MAX_IN_FLIGHT = 2;
+const RETRY_MS = 1000;
+const RETENTION_EVERY_MS = 60_000;
+const RETENTION_CHUNK = 2000;
+const DAY_MS = 86_400_000;
+
+export class EventPipeline implements Ingest {
+  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0 };
+  private readonly log: Logger;
+  private readonly warn: RateLimitedLog;
+  private readonly cfg: PipelineOptions["config"];
+
+  private readonly sourceIds = new Map<bigint | null, Map<string | null, Map<string | null, number>>>();
+  private readonly typeIds = new Map<string, number>();
+  private nextSourceId = 1;
+  private nextTypeId = 1;
+
+  private current: Batch | null = null;
+  private readonly sealed: Batch[] = [];
+  private inFlight = 0;
+  private batchSeq = 0;
+  private committedSeq = 0;
+  private delayTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly flushWaiters: { seq: number; resolve(): void }[] = [];
+
+  private overloaded = false;
+  private readonly pressureListeners = new Set<(overloaded: boolean) => void>();
+
+  private countsTimer: ReturnType<typeof setTimeout> | null = null;
+  private retentionTimer: ReturnType<typeof setInterval> | null = null;
+  private retentionRunning = false;
+  private stopping: Promise<void> | null = null;
+
+  constructor(private readonly opts: PipelineOptions) {
+    this.cfg = opts.config;
+    this.log = opts.logger;
+    this.warn = new RateLimitedLog(opts.logger);
+    for (const s of opts.dictionaries.sources) {
+      this.sourceMap(s.nodeId === null ? null : BigInt(s.nodeId), s.potId).set(s.potType, s.id);
+      this.nextSourceId = Math.max(this.nextSourceId, s.id + 1);
+    }
+    for (const t of opts.dictionaries.types) {
+      this.typeIds.set(t.name, t.id);
+      this.nextTypeId = Math.max(this.nextTypeId, t.id + 1);
+    }
+    if (this.cfg.retention_days > 0) {
+      this.retentionTimer = setInterval(() => this.runRetention(), RETENTION_EVERY_MS);
+      this.retentionTimer.unref?.();
+      queueMicrotask(() => this.runRetention());
+    }
+  }
+
+  // ---- Ingest ----------------------------------------------------------------------------
+
+  submit(obj: unknown, source: IngestSource): string | null {
+    const r = normalise(obj, { receivedAt: Date.now(), nodeId: source.nodeId ?? null, nodeOfPot: this.opts.nodeOfPot });
+    if (!r.ok) {
+      this.reject(null, source.remote, "invalid_event", r.error);
+      return r.error;
+    }
+    this.enqueue(r.event, null);
+    return null;
+  }
+
+  submitNodeEvent(nodeId: bigint, payload: unknown, _source: IngestSource): void {
+    this.enqueue(fromNodeEvent(nodeId, payload, Date.now()), null);
+  }
+
+  flush(): Promise<void> {
+    if (this.current) this.seal();
+    const seq = this.batchSeq;
+    if (this.committedSeq >= seq) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push({ seq, resolve }));
+  }
+
+  stop(): Promise<void> {
+    return (this.stopping ??= this.shutdown());
+  }
+
+  nodeOfPot(potId: string): bigint | null {
+    return this.opts.nodeOfPot(potId);
+  }
+
+  /** True while the writer is too far behind: stop reading until it reports relief. */
+  get isOverloaded(): boolean {
+    return this.overloaded;
+  }
+
+  onPressure(listener: (overloaded: boolean) => void): () => void {
+    this.pressureListeners.add(listener);
+    return () => this.pressureListeners.delete(listener);
+  }
+
+  // ---- Receiving -------------------------------------------------------------------------
+
+  /** Takes one normalised event; `tag` is its stream when it came from an acknowledged socket. */
+  enqueue(ev: NormalisedEvent, tag: StreamTag | null): void {
+    this.counters.received++;
+    const b = (this.current ??= this.newBatch());
+    const i = b.n++;
+    b.ts[i] = ev.ts;
+    b.sourceId[i] = this.sourceIdOf(ev, b);
+    b.typeId[i] = this.typeIdOf(ev.event_type, b);
+    b.ips.push(ev.src_ip ?? "");
+    b.data.push(toJson(ev.data));
+    const { username, password } = credentialsOf(ev.data);
+    if (username !== null || password !== null) {
+      b.credRows.push(i);
+      b.credUsers.push(username);
+      b.credPasswords.push(password);
+    }
+    b.events.push(ev);
+    if (tag && !b.tags.has(tag)) {
+      b.tags.set(tag, 0);
+      tag.outstanding++;
+    }
+    this.counters.pending++;
+    if (this.counters.pending >= this.cfg.max_pending_events && !this.overloaded) this.setOverloaded(true);
+    if (b.n >= this.cfg.batch_size) this.seal();
+    else if (!this.delayTimer) this.scheduleSeal(this.cfg.batch_delay_ms);
+  }
+
+  /** Counts and logs a line or message that is not an event; the stream goes on. */
+  reject(tag: StreamTag | null, remote: string, code: string, message: string): void {
+    this.counters.received++;
+    this.counters.rejected++;
+    this.warn.warn(`${remote}:${code}`, { remote, code }, `skipped input that is not an event: ${message}`);
+    if (tag && tag.outstanding === 0) tag.settled(tag.lineNo);
+  }
+
+  private scheduleSeal(ms: number): void {
+    if (this.delayTimer) return;
+    this.delayTimer = setTimeout(() => {
+      this.delayTimer = null;
+      if (this.current) this.seal();
+    }, ms);
+  }
+
+  private newBatch(): Batch {
+    const size = this.cfg.batch_size;
+    return {
+      seq: 0,
+      n: 0,
+      ts: new Float64Array(size),
+      sourceId: new Int32Array(size),
+      typeId: new Int32Array(size),
+      ips: [],
+      data: [],
+      credRows: [],
+      credUsers: [],
+      credPasswords: [],
+      newSources: [],
+      newTypes: [],
+      events: [],
+      tags: new Map(),
+    };
+  }
+
+  private sourceMap(nodeId: bigint | null, potId: string | null): Map<string | null, number> {
+    let byPot = this.sourceIds.get(nodeId);
+    if (!byPot) this.sourceIds.set(nodeId, (byPot = new Map()));
+    let byType = byPot.get(potId);
+    if (!byType) byPot.set(potId, (byType = new Map()));
+    return byType;
+  }
+
+  private sourceIdOf(ev: NormalisedEvent, b: Batch): number {
+    const byType = this.sourceMap(ev.node_id, ev.pot_id);
+    let id = byType.get(ev.pot_type);
+    if (id === undefined) {
+      id = this.nextSourceId++;
+      byType.set(ev.pot_type, id);
+      b.newSources.push({ id, nodeId: ev.node_id === null ? null : ev.node_id.toString(), potId: ev.pot_id, potType: ev.pot_type });
+    }
+    return id;
+  }
+
+  private typeIdOf(name: string, b: Batch): number {
+    let id = this.typeIds.get(name);
+    if (id === undefined) {
+      id = this.nextTypeId++;
+      this.typeIds.set(name, id);
+      b.newTypes.push({ id, name });
+    }
+    return id;
+  }
+
+  // ---- Writing ---------------------------------------------------------------------------
+
+  private seal(): void {
+    const b = this.current;
+    if (!b || b.n === 0) return;
+    this.current = null;
+    if (this.delayTimer) {
+      clearTimeout(this.delayTimer);
+      this.delayTimer = null;
+    }
+    b.seq = ++this.batchSeq;
+    for (const tag of b.tags.keys()) b.tags.set(tag, tag.lineNo);
+    this.sealed.push(b);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.sealed.length > 0) {
+      const b = this.sealed.shift()!;
+      this.inFlight++;
+      void this.send(b);
+    }
+  }
+
+  private async send(b: Batch): Promise<void> {
+    if (this.opts.writerGate) await this.opts.writerGate();
+    const wire: EventBatch = {
+      n: b.n,
+      ts: b.ts.subarray(0, b.n),
+      sourceId: b.sourceId.subarray(0, b.n),
+      typeId: b.typeId.subarray(0, b.n),
+      srcIps: b.ips.join("\n"),
+      data: b.data.join("\n"),
+      credRows: b.credRows,
+      credUsers: b.credUsers,
+      credPasswords: b.credPasswords,
+      newSources: b.newSources,
+      newTypes: b.newTypes,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const r = await this.opts.writer.write(wire);
+        this.committed(b, r.firstId, r.countsPending);
+        return;
+      } catch (e) {
+        // Nothing of the batch was committed (one transaction). Keep it and try again: input
+        // pauses meanwhile because pending stays high. Only a shutdown gives up.
+        const message = (e as Error).message;
+        if (this.stopping && attempt >= 3) {
+          this.log.error({ err: message, events: b.n }, "could not commit events while shutting down; they are lost");
+          this.committed(b, 0, false, true);
+          return;
+        }
+        this.warn.warn("write-failed", { err: message, events: b.n, attempt }, "committing a batch of events failed; retrying");
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+
+  private committed(b: Batch, firstId: number, countsPending: boolean, lost = false): void {
+    this.inFlight--;
+    this.committedSeq = Math.max(this.committedSeq, b.seq);
+    this.counters.pending -= b.n;
+    if (!lost) {
+      this.counters.committed += b.n;
+      const publish = this.opts.bus.subscriberCount > 0;
+      if (publish || this.cfg.log_events) {
+        for (let i = 0; i < b.n; i++) {
+          const rec = toRecord(firstId + i, b.events[i]!);
+          if (this.cfg.log_events) this.log.info({ event: { ...rec, node_id: rec.node_id?.toString() ?? null } }, "event");
+          if (publish) this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
+        }
+      }
+    }
+    for (const [tag, line] of b.tags) {
+      tag.outstanding--;
+      // With nothing of the stream left in flight, every line it sent so far is settled
+      // (later ones were rejected), so the ack can cover them too.
+      tag.settled(tag.outstanding === 0 ? tag.lineNo : line);
+    }
+    if (this.overloaded && this.counters.pending <= this.cfg.max_pending_events / 2) this.setOverloaded(false);
+    while (this.flushWaiters.length > 0 && this.flushWaiters[0]!.seq <= this.committedSeq) this.flushWaiters.shift()!.resolve();
+    if (countsPending) this.scheduleCountsFlush();
+    // The writer has room: whatever accumulated meanwhile goes now rather than after the delay.
+    if (this.sealed.length === 0 && this.current && this.inFlight < MAX_IN_FLIGHT) this.seal();
+    this.pump();
+  }
+
+  private setOverloaded(on: boolean): void {
+    this.overloaded = on;
+    for (const l of this.pressureListeners) l(on);
+  }
+
+  private scheduleCountsFlush(): void {
+    if (this.countsTimer || this.stopping) return;
+    this.countsTimer = setTimeout(() => {
+      this.countsTimer = null;
+      this.opts.writer.flushCounts().catch((e) => this.warn.warn("counts-failed", { err: (e as Error).message }, "writing the event counters failed; they are recounted at the next start"));
+    }, this.cfg.stats_flush_ms);
+  }
+
+  private async runRetention(): Promise<void> {
+    if (this.retentionRunning || this.stopping) return;
+    this.retentionRunning = true;
+    let total = 0;
+    try {
+      const cutoff = Date.now() - this.cfg.retention_days * DAY_MS;
+      // One small chunk per request: batches queued meanwhile go in between.
+      for (;;) {
+        if (this.stopping) break;
+        const n = await this.opts.writer.retentionStep(cutoff, RETENTION_CHUNK);
+        if (n === 0) break;
+        total += n;
+      }
+      if (total > 0) this.log.info({ deleted: total, retention_days: this.cfg.retention_days }, "deleted events older than the retention period");
+    } catch (e) {
+      this.warn.warn("retention-failed", { err: (e as Error).message }, "deleting old events failed; trying again later");
+    } finally {
+      this.retentionRunning = false;
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.retentionTimer) clearInterval(this.retentionTimer);
+    await this.flush();
+    if (this.countsTimer) clearTimeout(this.countsTimer);
+    this.countsTimer = null;
+    await this.opts.writer.close();
+  }
+}
+
+/** JSON text of an event's data; `stringify` (exact bigints) only when plain JSON cannot. */
+function toJson(data: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(data);
+  } catch {
+    return stringify(data);
+  }
+}

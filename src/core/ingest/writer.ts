@@ -1,0 +1,109 @@
+/**
+ * The channel from the pipeline to the event writer. Two implementations of one interface:
+ *
+ * - a worker thread with its own SQLite connection (file databases), so that parsing and
+ *   writing use both cores: on these 2-core machines the single-thread design tops out near
+ *   0.2M events/s with the second core idle (DESIGN.md facts; bench/ingest.ts measures both);
+ * - inline on the caller's connection, for `:memory:` databases (a worker cannot open the
+ *   same in-memory database) and for `ingest_worker: false`.
+ *
+ * Requests are answered in the order they were sent; the writer runs one at a time.
+ */
+import type { Db } from "../../db";
+import { EventWriter, type EventBatch } from "../../db/event-store";
+
+export type WriterRequest =
+  | { op: "open"; path: string }
+  | { op: "write"; batch: EventBatch }
+  | { op: "flushCounts" }
+  | { op: "retention"; cutoffMs: number; maxRows: number }
+  | { op: "close" };
+
+export interface WriteResult {
+  firstId: number;
+  countsPending: boolean;
+}
+
+export interface WriterChannel {
+  write(batch: EventBatch): Promise<WriteResult>;
+  flushCounts(): Promise<void>;
+  /** Deletes one chunk of events older than the cutoff; resolves to how many (0: done). */
+  retentionStep(cutoffMs: number, maxRows: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Runs one request against a writer; shared by the worker and the inline channel. */
+export function handleRequest(writer: EventWriter, req: Exclude<WriterRequest, { op: "open" }>): unknown {
+  switch (req.op) {
+    case "write":
+      return { firstId: writer.write(req.batch), countsPending: writer.countsPending } satisfies WriteResult;
+    case "flushCounts":
+      if (writer.countsPending) writer.flushCounts();
+      return null;
+    case "retention":
+      return writer.retentionStep(req.cutoffMs, req.maxRows);
+    case "close":
+      if (writer.countsPending) writer.flushCounts();
+      return null;
+  }
+}
+
+export function inlineWriter(db: Db): WriterChannel {
+  const writer = new EventWriter(db);
+  // Asynchronous like the worker, so the pipeline has one code path and a caller never
+  // re-enters the pipeline from inside its own submit.
+  let chain: Promise<unknown> = Promise.resolve();
+  const call = <T>(req: Exclude<WriterRequest, { op: "open" }>) => {
+    const p = chain.then(() => handleRequest(writer, req) as T);
+    chain = p.catch(() => {});
+    return p;
+  };
+  return {
+    write: (batch) => call<WriteResult>({ op: "write", batch }),
+    flushCounts: () => call<void>({ op: "flushCounts" }),
+    retentionStep: (cutoffMs, maxRows) => call<number>({ op: "retention", cutoffMs, maxRows }),
+    close: () => call<void>({ op: "close" }),
+  };
+}
+
+type Reply = { rid: number; ok: true; value: unknown } | { rid: number; ok: false; error: string };
+
+export function workerWriter(path: string): WriterChannel {
+  const worker = new Worker(new URL("./writer-worker.ts", import.meta.url).href);
+  let nextRid = 0;
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  worker.onmessage = (e: MessageEvent<Reply>) => {
+    const r = e.data;
+    const w = waiting.get(r.rid);
+    if (!w) return;
+    waiting.delete(r.rid);
+    if (r.ok) w.resolve(r.value);
+    else w.reject(new Error(r.error));
+  };
+  worker.onerror = (e) => {
+    const err = new Error(`event writer thread failed: ${e.message}`);
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  const call = <T>(req: WriterRequest) =>
+    new Promise<T>((resolve, reject) => {
+      const rid = ++nextRid;
+      waiting.set(rid, { resolve: resolve as (v: unknown) => void, reject });
+      worker.postMessage({ rid, req });
+    });
+  // Opened first; every later request queues behind it in the worker.
+  const opened = call<void>({ op: "open", path });
+  opened.catch(() => {});
+  return {
+    write: (batch) => call<WriteResult>({ op: "write", batch }),
+    flushCounts: () => call<void>({ op: "flushCounts" }),
+    retentionStep: (cutoffMs, maxRows) => call<number>({ op: "retention", cutoffMs, maxRows }),
+    close: async () => {
+      try {
+        await call<void>({ op: "close" });
+      } finally {
+        worker.terminate();
+      }
+    },
+  };
+}
