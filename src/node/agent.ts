@@ -1,0 +1,243 @@
+/**
+ * The node agent: wires identity, pot store, supervisor, event relay, spool, forwarder and the
+ * control link together, restores the pots that were running, and stops everything in the
+ * order that loses nothing: honeypots first (they may send last events), then NodeDrop, then
+ * the relay and forwarder, then the spool.
+ */
+import { existsSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { ConfigError } from "../config";
+import { PACKAGE_ROOT } from "../catalogue/paths";
+import { createLogger, type Logger } from "../log";
+import { defaultNodeConfig, eventsAddress, hostPort, type NodeConfig } from "./config";
+import { looksLikeGit } from "./catalogue-fetch";
+import { startControlLink } from "./control-link";
+import { startForwarder, type ForwarderHandle } from "./forwarder";
+import { loadOrCreateNodeId, lockDataDir } from "./identity";
+import { reapOrphan } from "./orphans";
+import { createPotCommands } from "./pot-commands";
+import { PotStore } from "./pot-store";
+import { pickBaseEnv, potDir, type NodeContext } from "./pot-runtime";
+import { startRelay, type RelayHandle } from "./relay";
+import { Spool } from "./spool";
+import { Supervisor } from "./supervisor";
+
+export interface NodeHandle {
+  readonly nodeId: bigint;
+  readonly config: NodeConfig;
+  readonly dataDir: string;
+  readonly ports: { relay: number };
+  readonly supervisor: Supervisor;
+  readonly spool: Spool;
+  readonly relay: RelayHandle;
+  readonly forwarder: ForwarderHandle;
+  /** Resolves once the pots that were running before the last stop have been started again. */
+  readonly restored: Promise<void>;
+  /** Resolves once Core has accepted this node's registration. */
+  registered(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Logger): Promise<NodeHandle> {
+  const config = defaultNodeConfig(overrides);
+  const log = logger ?? createLogger(config.log_level);
+  // A typo in --catalogue would otherwise only show at the first InstallPot, maybe weeks later.
+  if (config.catalogue && !looksLikeGit(config.catalogue) && !(existsSync(config.catalogue) && statSync(config.catalogue).isDirectory())) {
+    throw new ConfigError(`invalid value for "catalogue": ${config.catalogue} is neither a directory nor a git URL`);
+  }
+  const dataDir = resolve(config.data);
+  const lock = lockDataDir(dataDir);
+  const cleanups: (() => unknown)[] = [() => lock.release()];
+  const undo = async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
+  try {
+    const { nodeId, created } = loadOrCreateNodeId(dataDir);
+    log.info({ node_id: nodeId.toString(), data: dataDir, new_identity: created }, "node starting");
+    const store = new PotStore(dataDir);
+    const core = hostPort(config.core, "core");
+    const events = eventsAddress(config);
+    const patience = { reconnectMinMs: config.reconnect_min_ms, reconnectMaxMs: config.reconnect_max_ms, maxMessageBytes: config.max_message_bytes };
+    let forwarder: ForwarderHandle | null = null;
+    let unreportedDrops = 0;
+    const spool = Spool.open({
+      dir: join(dataDir, "spool"),
+      maxBytes: config.spool_max_bytes,
+      segmentBytes: config.spool_segment_bytes,
+      logger: log.child({ component: "spool" }),
+      onAppend: () => forwarder?.pump(),
+      onDrop: (n) => {
+        unreportedDrops += n;
+        reportDrops();
+      },
+    });
+    cleanups.push(() => spool.close());
+
+    const relay = listenOrExplain(config, () =>
+      startRelay({
+        host: config.relay_host,
+        port: config.relay_port,
+        nodeId,
+        maxMessageBytes: config.max_message_bytes,
+        spool,
+        potType: (id) => {
+          const r = store.get(id);
+          return r?.phase === "installed" ? r.pot_type : null;
+        },
+        onlyPot: () => {
+          const pots = store.list();
+          return pots.length === 1 ? pots[0]!.pot_id : null;
+        },
+        logger: log.child({ component: "relay" }),
+      }),
+    );
+    cleanups.push(() => relay.stop());
+
+    forwarder = startForwarder({ ...events, ...patience, nodeId, spool, window: config.forward_window, logger: log.child({ component: "forwarder" }) });
+    const fwd = forwarder;
+    cleanups.push(() => fwd.stop());
+
+    const ctx: NodeContext = {
+      nodeId,
+      eventHost: reachable(config.relay_host),
+      eventPort: relay.port,
+      potsDir: join(dataDir, "pots"),
+      bun: process.execPath,
+      home: PACKAGE_ROOT,
+      baseEnv: pickBaseEnv(process.env),
+    };
+    let link: ReturnType<typeof startControlLink> | null = null;
+    const supervisor = new Supervisor({
+      store,
+      ctx,
+      logsDir: join(dataDir, "logs"),
+      startTimeoutMs: config.start_timeout_ms,
+      stopGraceMs: config.stop_grace_ms,
+      restartMinMs: config.restart_min_ms,
+      restartMaxMs: config.restart_max_ms,
+      logger: log.child({ component: "supervisor" }),
+      onStatus: (potId, potType, status, message) => {
+        log.info({ pot_id: potId, status, message }, "pot status");
+        link?.send("PotStatusUpdate", { node_id: nodeId, pot_id: potId, pot_type: potType, status, message: message || null });
+      },
+    });
+    cleanups.push(() => supervisor.stopAll());
+
+    const shutdown = new AbortController();
+    const commands = createPotCommands({
+      nodeId,
+      store,
+      supervisor,
+      ctx,
+      logsDir: join(dataDir, "logs"),
+      workDir: join(dataDir, "tmp"),
+      catalogue: { catalogue: config.catalogue, catalogue_branch: config.catalogue_branch },
+      installTimeoutMs: config.install_timeout_ms,
+      signal: shutdown.signal,
+      logger: log.child({ component: "commands" }),
+      send: (kind, payload) => link?.send(kind, payload) ?? false,
+    });
+
+    // Installs cut off by a crash or kill: their folder is half-made; forget them, and tell Core.
+    const interrupted = store.list().filter((r) => r.phase === "installing");
+    for (const r of interrupted) {
+      log.warn({ pot_id: r.pot_id }, "removing a pot whose install was interrupted by a node restart");
+      rmSync(potDir(ctx, r.pot_id), { recursive: true, force: true });
+      store.remove(r.pot_id);
+    }
+    rmSync(join(dataDir, "tmp"), { recursive: true, force: true });
+
+    let announced = false;
+    const reportDrops = () => {
+      if (unreportedDrops === 0 || !link?.registered) return;
+      const description = `event spool reached its limit of ${config.spool_max_bytes} bytes while Core was unreachable: dropped the ${unreportedDrops} oldest events (${spool.droppedTotal} in total)`;
+      if (link.send("NodeEvent", { Alarm: { description } })) unreportedDrops = 0;
+    };
+    link = startControlLink({
+      ...core,
+      ...patience,
+      nodeId,
+      nodeName: config.name,
+      nodeType: config.type,
+      advertisedPort: relay.port,
+      heartbeatMs: config.heartbeat_ms,
+      logger: log.child({ component: "control" }),
+      status: () => "Running",
+      onRegistered: () => {
+        if (!announced) link!.send("NodeEvent", "Started");
+        announced = true;
+        for (const r of interrupted) {
+          link!.send("PotStatusUpdate", { node_id: nodeId, pot_id: r.pot_id, pot_type: r.pot_type, status: "Failed", message: "install was interrupted by a node restart; send InstallPot again" });
+        }
+        interrupted.length = 0;
+        for (const r of store.list()) {
+          const s = supervisor.status(r.pot_id);
+          link!.send("PotStatusUpdate", { node_id: nodeId, pot_id: r.pot_id, pot_type: r.pot_type, status: s?.status ?? "Stopped", message: s?.message || null });
+        }
+        reportDrops();
+      },
+      onCommand: (cmd) => void commands.handle(cmd),
+      onBadCommand: (bad) => commands.handleBad(bad),
+    });
+    const control = link;
+
+    const restored = (async () => {
+      await Promise.all(
+        store.list().map(async (r) => {
+          if (r.pid) await reapOrphan(r.pid, potDir(ctx, r.pot_id), config.stop_grace_ms, log);
+          if (r.pid) store.update(r.pot_id, { pid: null });
+          if (r.desired === "running") await supervisor.start(r.pot_id);
+        }),
+      );
+    })();
+
+    let stopping: Promise<void> | null = null;
+    return {
+      nodeId,
+      config,
+      dataDir,
+      ports: { relay: relay.port },
+      supervisor,
+      spool,
+      relay,
+      forwarder: fwd,
+      restored,
+      registered: () => control.whenRegistered(),
+      stop: () =>
+        (stopping ??= (async () => {
+          await restored.catch(() => {});
+          shutdown.abort();
+          await commands.settle();
+          await supervisor.stopAll();
+          await control.stop();
+          relay.stop();
+          await fwd.stop();
+          spool.close();
+          lock.release();
+          log.info({ node_id: nodeId.toString() }, "node stopped");
+        })()),
+    };
+  } catch (e) {
+    await undo();
+    throw e;
+  }
+}
+
+/** The address pots use to reach a relay bound to `host` (a wildcard is reached on loopback). */
+function reachable(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::" || host === "[::]") return "::1";
+  return host;
+}
+
+function listenOrExplain(config: NodeConfig, listen: () => RelayHandle): RelayHandle {
+  try {
+    return listen();
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    if (err.code === "EADDRINUSE" || /in use/i.test(err.message ?? "")) {
+      throw new ConfigError(`cannot listen on ${config.relay_host}:${config.relay_port} for the event relay: the port is already in use; choose another with --relay-port`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Node agent configuration: defaults < config file (`--config`) < HONEYBEE_* environment <
+ * command-line flags, validated once. Intervals are configurable so that tests run in
+ * milliseconds what production spaces out over seconds.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { hostname } from "node:os";
+import { ConfigError, fromEnv, readConfigFile, resolveConfig, type CoreConfig } from "../config";
+import { LOG_LEVELS } from "../log";
+
+const Ms = (description: string, def: number, minimum = 1) => Type.Integer({ minimum, default: def, description });
+
+export const NodeConfig = Type.Object({
+  core: Type.String({ minLength: 1, default: "127.0.0.1:9001", description: "Core's node control channel, HOST:PORT." }),
+  events: Type.String({ default: "", description: "Core's event socket, HOST:PORT (default: Core's host, port 9100)." }),
+  name: Type.String({ minLength: 1, maxLength: 256, default: hostname() || "node", description: "Node name shown by Core." }),
+  type: Type.Union([Type.Literal("Full"), Type.Literal("Agent")], { default: "Full", description: "Node type reported to Core." }),
+  data: Type.String({ minLength: 1, default: "./data/node", description: "Data directory: node id, installed pots, logs, event spool." }),
+  catalogue: Type.String({ default: "", description: "Default honeypot catalogue: a directory, or a git URL / repository cloned with --depth 1 (default: the built-in catalogue)." }),
+  catalogue_branch: Type.String({ default: "", description: "Branch of a git catalogue (default: the repository's default branch)." }),
+  relay_host: Type.String({ minLength: 1, default: "127.0.0.1", description: "Address of the local event relay that honeypots send to." }),
+  relay_port: Type.Integer({ minimum: 0, maximum: 65535, default: 9101, description: "Port of the local event relay (0: any free port)." }),
+  log_level: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: "info", description: "pino log level." }),
+  heartbeat_ms: Ms("Interval of NodeStatusUpdate heartbeats (Core marks a node Unknown after three missed).", 30_000, 10),
+  reconnect_min_ms: Ms("First delay before reconnecting to Core; doubles per failure, with jitter.", 500),
+  reconnect_max_ms: Ms("Longest delay between reconnect attempts.", 30_000),
+  start_timeout_ms: Ms("How long a starting honeypot may take to print its ready line before it counts as running if alive.", 10_000),
+  stop_grace_ms: Ms("Time between SIGTERM and SIGKILL when stopping a honeypot.", 10_000),
+  restart_min_ms: Ms("First delay before restarting a honeypot that exited unexpectedly; doubles per crash.", 1_000),
+  restart_max_ms: Ms("Longest delay between restarts of a crashing honeypot.", 60_000),
+  install_timeout_ms: Ms("Time limit of one install step (and of a catalogue clone).", 600_000),
+  spool_max_bytes: Type.Integer({ minimum: 1024, default: 256 * 1024 * 1024, description: "Disk bound of the event spool; beyond it the oldest events are dropped and counted." }),
+  spool_segment_bytes: Type.Integer({ minimum: 256, default: 4 * 1024 * 1024, description: "Size of one spool file (the unit in which the oldest events are dropped)." }),
+  forward_window: Type.Integer({ minimum: 1, default: 16_384, description: "Events sent to Core and not yet acknowledged, at most." }),
+  max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message or event line accepted." }),
+});
+export type NodeConfig = Static<typeof NodeConfig>;
+
+const KEYS = Object.keys(NodeConfig.properties);
+
+// resolveConfig is typed for Core's schema; it only needs an object schema with defaults.
+const resolve = (layers: Record<string, unknown>[]): NodeConfig => resolveConfig(NodeConfig as unknown as typeof CoreConfig, layers) as unknown as NodeConfig;
+
+/** Loads the node's configuration; `flags` uses the keys above (`config` names a file). */
+export function loadNodeConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): NodeConfig {
+  const { config: file, ...rest } = flags;
+  const config = resolve([typeof file === "string" ? readConfigFile(file) : {}, fromEnv(KEYS, env), rest]);
+  hostPort(config.core, "core");
+  if (config.events) hostPort(config.events, "events");
+  if (config.reconnect_max_ms < config.reconnect_min_ms) throw new ConfigError("reconnect_max_ms must not be below reconnect_min_ms");
+  if (config.restart_max_ms < config.restart_min_ms) throw new ConfigError("restart_max_ms must not be below restart_min_ms");
+  if (config.spool_segment_bytes > config.spool_max_bytes) throw new ConfigError("spool_segment_bytes must not exceed spool_max_bytes");
+  return config;
+}
+
+/** Full config from a partial one, for tests and embedding. */
+export const defaultNodeConfig = (overrides: Partial<NodeConfig> = {}): NodeConfig => loadNodeConfig(overrides, {});
+
+/** Parses HOST:PORT (IPv6 as [::1]:9001); the error names the key. */
+export function hostPort(value: string, key: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port < 1 || port > 65535) throw new ConfigError(`invalid value for "${key}": ${JSON.stringify(value)} (expected HOST:PORT, e.g. 127.0.0.1:9001)`);
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+/** Core's event socket: `events`, or Core's host on 9100. */
+export function eventsAddress(config: NodeConfig): { host: string; port: number } {
+  if (config.events) return hostPort(config.events, "events");
+  return { host: hostPort(config.core, "core").host, port: 9100 };
+}

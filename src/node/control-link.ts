@@ -1,0 +1,162 @@
+/**
+ * The node's control channel to Core (TCP 9001, Protocol v2, one JSON per line both ways):
+ * register, heartbeat, receive commands, say NodeDrop on the way out.
+ *
+ * While Core is away nothing is queued: statuses are re-reported in full after every
+ * registration (`onRegistered`), which also covers a Core that restarted and forgot them.
+ */
+import { parseWithIds, stringify } from "../protocol/json";
+import { decodeEnvelope, envelope, type MessageKind, type NodeCommand, type Payload } from "../protocol/messages";
+import { startReconnecting, type LineConnection, type PeerOptions } from "./reconnect";
+
+const FROM_CORE = new Set(["RegistrationAck", "NodeCommand", "Error"]);
+
+export interface BadCommand {
+  commandId: string | null;
+  /** The pot the command names, when it names one in a usable form. */
+  potId: string | null;
+  honeypotType: string | null;
+  message: string;
+}
+
+export interface ControlLinkOptions extends PeerOptions {
+  nodeId: bigint;
+  nodeName: string;
+  nodeType: string;
+  /** Port reported in NodeRegistration (the node's event relay). */
+  advertisedPort: number;
+  heartbeatMs: number;
+  /** Status sent with every heartbeat. */
+  status(): string;
+  onRegistered(): void;
+  onCommand(command: NodeCommand): void;
+  onBadCommand(bad: BadCommand): void;
+}
+
+export interface ControlLink {
+  readonly registered: boolean;
+  /** Resolves once Core has accepted the registration (now, if it already has). */
+  whenRegistered(): Promise<void>;
+  /** Sends a message if registered; false (and nothing queued) otherwise. */
+  send<K extends MessageKind>(kind: K, payload: Payload<K>): boolean;
+  /** Sends NodeDrop (if registered), flushes and disconnects for good. */
+  stop(): Promise<void>;
+}
+
+export function startControlLink(opts: ControlLinkOptions): ControlLink {
+  const { logger } = opts;
+  let registeredOn: LineConnection | null = null;
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  let registeredWaiters: (() => void)[] = [];
+
+  const write = (conn: LineConnection, kind: MessageKind, payload: unknown) => conn.write(stringify(envelope(kind, payload as never)) + "\n");
+
+  const stopHeartbeat = () => {
+    if (heartbeat) clearInterval(heartbeat);
+    heartbeat = null;
+  };
+
+  const onLine = (text: string, conn: LineConnection) => {
+    let value: unknown;
+    try {
+      value = parseWithIds(text);
+    } catch {
+      logger.warn({ bytes: text.length }, "Core sent a line that is not JSON; ignored");
+      return;
+    }
+    const msg = decodeEnvelope(value, FROM_CORE);
+    if (!msg.ok) {
+      if (msg.kind === "NodeCommand") return opts.onBadCommand(describeBadCommand(value, msg.message));
+      logger.warn({ code: msg.code }, `ignored a message from Core: ${msg.message}`);
+      return;
+    }
+    switch (msg.kind) {
+      case "RegistrationAck": {
+        const ack = msg.payload;
+        if (!ack.accepted) {
+          // A refusal (wrong protocol version, id clash policy) will not fix itself quickly:
+          // back off instead of hammering Core.
+          logger.error({ message: ack.message }, "Core refused the registration; retrying later");
+          conn.end();
+          return;
+        }
+        registeredOn = conn;
+        client.resetBackoff();
+        logger.info({ node_id: opts.nodeId.toString() }, "registered with Core");
+        write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
+        stopHeartbeat();
+        heartbeat = setInterval(() => {
+          if (registeredOn === conn) write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
+        }, opts.heartbeatMs);
+        opts.onRegistered();
+        for (const resolve of registeredWaiters.splice(0)) resolve();
+        return;
+      }
+      case "NodeCommand": {
+        if (registeredOn !== conn) return logger.warn("Core sent a command before accepting the registration; ignored");
+        const cmd = msg.payload;
+        if (cmd.node_id !== opts.nodeId) {
+          return opts.onBadCommand({ commandId: cmd.command_id ?? null, potId: null, honeypotType: null, message: `command is for node ${cmd.node_id}, this is node ${opts.nodeId}` });
+        }
+        opts.onCommand(cmd);
+        return;
+      }
+      case "Error":
+        logger.warn({ code: msg.payload.code }, `Core reported an error: ${msg.payload.message}`);
+        return;
+    }
+  };
+
+  const client = startReconnecting({
+    ...opts,
+    onOpen: (conn) => {
+      logger.debug({ core: `${opts.host}:${opts.port}` }, "connected to Core; registering");
+      write(conn, "NodeRegistration", {
+        node_id: opts.nodeId,
+        node_name: opts.nodeName,
+        address: conn.localAddress || undefined,
+        port: opts.advertisedPort,
+        node_type: opts.nodeType,
+      });
+    },
+    onLine,
+    onClose: (conn) => {
+      if (registeredOn === conn) logger.warn("lost the connection to Core; reconnecting");
+      if (registeredOn === conn) registeredOn = null;
+      stopHeartbeat();
+    },
+  });
+
+  return {
+    get registered() {
+      return registeredOn !== null;
+    },
+    whenRegistered() {
+      if (registeredOn) return Promise.resolve();
+      return new Promise<void>((resolve) => registeredWaiters.push(resolve));
+    },
+    send(kind, payload) {
+      if (!registeredOn) return false;
+      return write(registeredOn, kind, payload);
+    },
+    async stop() {
+      stopHeartbeat();
+      if (registeredOn) write(registeredOn, "NodeDrop", null);
+      registeredOn = null;
+      await client.stop();
+    },
+  };
+}
+
+/** Pulls what can be used for a reply out of a NodeCommand that failed validation. */
+function describeBadCommand(value: unknown, message: string): BadCommand {
+  const cmd = (value as { message?: { NodeCommand?: Record<string, unknown> } }).message?.NodeCommand ?? {};
+  const commandId = typeof cmd.command_id === "string" && cmd.command_id.length > 0 && cmd.command_id.length <= 128 ? cmd.command_id : null;
+  const inner = cmd.command && typeof cmd.command === "object" ? (cmd.command as Record<string, unknown>) : {};
+  const [name, arg] = Object.entries(inner)[0] ?? [];
+  const install = name === "InstallPot" && arg && typeof arg === "object" ? (arg as Record<string, unknown>) : null;
+  const rawPot = install ? install.pot_id : arg;
+  const potId = typeof rawPot === "string" && rawPot.length > 0 && rawPot.length <= 128 ? rawPot : null;
+  const honeypotType = install && typeof install.honeypot_type === "string" ? install.honeypot_type.slice(0, 128) : null;
+  return { commandId, potId, honeypotType, message };
+}

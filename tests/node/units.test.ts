@@ -1,0 +1,81 @@
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "../../src/config";
+import { Backoff } from "../../src/node/backoff";
+import { chooseSource, looksLikeGit } from "../../src/node/catalogue-fetch";
+import { eventsAddress, hostPort, loadNodeConfig } from "../../src/node/config";
+import { stampEvent } from "../../src/node/event-stamp";
+import { loadOrCreateNodeId } from "../../src/node/identity";
+import { tempDir } from "../helpers";
+
+const ctx = { nodeId: 18446744073709551557n, potType: (id: string) => (id === "ssh-1" ? "cowrie" : null), fallbackPot: null };
+
+describe("event stamping", () => {
+  test("flat events get node_id always, pot_id and pot_type when the pot is installed here", () => {
+    expect(stampEvent({ eventid: "cowrie.login.failed", honeybee_honeypot_id: "ssh-1", node_id: 5 }, ctx)).toEqual({
+      kind: "event",
+      potId: "ssh-1",
+      value: { eventid: "cowrie.login.failed", honeybee_honeypot_id: "ssh-1", node_id: 18446744073709551557n, pot_id: "ssh-1", pot_type: "cowrie" },
+    });
+    expect(stampEvent({ eventid: "x", pot_id: "elsewhere" }, ctx)).toEqual({ kind: "event", potId: null, value: { eventid: "x", pot_id: "elsewhere", node_id: 18446744073709551557n } });
+    expect(stampEvent({ eventid: "x" }, { ...ctx, fallbackPot: "ssh-1" })).toMatchObject({ potId: "ssh-1", value: { pot_id: "ssh-1", pot_type: "cowrie" } });
+  });
+
+  test("envelopes: PotEvent/PotLog stamped inside, a hello recognised, anything else refused", () => {
+    expect(stampEvent({ version: 2, message: { PotLog: { pot_id: "ssh-1", data: "l" } } }, ctx)).toMatchObject({ value: { version: 2, message: { PotLog: { pot_id: "ssh-1", pot_type: "cowrie", node_id: 18446744073709551557n } } } });
+    expect(stampEvent({ version: 2, message: { EventStreamHello: { acks: true } } }, ctx)).toEqual({ kind: "hello", acks: true });
+    expect(stampEvent({ version: 2, message: { NodeDrop: null } }, ctx)).toEqual({ kind: "rejected", reason: "only PotEvent and PotLog envelopes are events" });
+    expect(stampEvent({ version: 1, message: { PotEvent: {} } }, ctx)).toEqual({ kind: "rejected", reason: "unsupported protocol version 1" });
+    expect(stampEvent([1], ctx)).toEqual({ kind: "rejected", reason: "an event must be a JSON object" });
+  });
+});
+
+describe("backoff", () => {
+  test("doubles up to the cap, jittered within the upper half, and resets", () => {
+    const b = new Backoff(100, 1000, () => 1);
+    expect([b.next(), b.next(), b.next(), b.next(), b.next()]).toEqual([100, 200, 400, 800, 1000]);
+    b.reset();
+    const low = new Backoff(100, 1000, () => 0);
+    expect([b.next(), low.next(), low.next()]).toEqual([100, 50, 100]);
+  });
+});
+
+describe("node configuration", () => {
+  test("flags over env over file over defaults; strings converted", () => {
+    using dir = tempDir();
+    const file = join(dir.path, "node.json");
+    writeFileSync(file, JSON.stringify({ name: "from-file", relay_port: 9200, heartbeat_ms: 1000 }));
+    const c = loadNodeConfig({ config: file, relay_port: "9300" }, { HONEYBEE_NAME: "from-env", HONEYBEE_CORE: "[::1]:9001" });
+    expect(c).toMatchObject({ name: "from-env", relay_port: 9300, heartbeat_ms: 1000, core: "[::1]:9001", type: "Full", relay_host: "127.0.0.1" });
+    expect(eventsAddress(c)).toEqual({ host: "::1", port: 9100 });
+  });
+
+  test("bad values name their key", () => {
+    expect(() => loadNodeConfig({ type: "Sensor" }, {})).toThrow(/invalid value for "type"/);
+    expect(() => loadNodeConfig({ relay_port: "70000" }, {})).toThrow(/invalid value for "relay_port"/);
+    expect(() => loadNodeConfig({ relay_prot: "1" }, {})).toThrow(/unknown configuration key "relay_prot"/);
+    expect(() => hostPort("core.example:0", "core")).toThrow(ConfigError);
+    expect(() => loadNodeConfig({ reconnect_min_ms: "500", reconnect_max_ms: "100" }, {})).toThrow(/reconnect_max_ms must not be below reconnect_min_ms/);
+  });
+});
+
+describe("identity", () => {
+  test("a random u64 is made once and kept; a corrupt file stops start-up", () => {
+    using dir = tempDir();
+    const first = loadOrCreateNodeId(dir.path);
+    expect(first.created).toBe(true);
+    expect(loadOrCreateNodeId(dir.path)).toEqual({ nodeId: first.nodeId, created: false });
+    writeFileSync(join(dir.path, "node_id"), "18446744073709551616\n");
+    expect(() => loadOrCreateNodeId(dir.path)).toThrow(/does not hold a node id/);
+  });
+});
+
+describe("catalogue sources", () => {
+  test("git or directory", () => {
+    expect(["https://github.com/x/y", "git@github.com:x/y", "/srv/catalogue.git", "file:///tmp/c"].map(looksLikeGit)).toEqual([true, true, true, true]);
+    expect(["/srv/catalogue", "./catalogue", "C"].map(looksLikeGit)).toEqual([false, false, false]);
+    expect(chooseSource({ catalogue: "/c", catalogue_branch: "" }, "https://g/x", "dev")).toEqual({ location: "https://g/x", branch: "dev", forceGit: true });
+    expect(chooseSource({ catalogue: "https://g/x", catalogue_branch: "stable" })).toEqual({ location: "https://g/x", branch: "stable" });
+  });
+});
