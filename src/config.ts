@@ -3,7 +3,7 @@
  * The merged result is validated once with TypeBox; a bad value stops start-up with a message
  * naming its key.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { existsSync, readFileSync } from "node:fs";
 import { LOG_LEVELS } from "./log";
@@ -88,7 +88,7 @@ export function readConfigFile(path: string): Record<string, unknown> {
  * Merges the layers and validates them. Strings from env and flags are converted to the
  * key's type; a key that does not exist is an error too (a typo must not pass silently).
  */
-export function resolveConfig<S extends typeof CoreConfig>(
+export function resolveConfig<S extends TObject>(
   schema: S,
   layers: Record<string, unknown>[],
 ): Static<S> {

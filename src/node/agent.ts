@@ -4,12 +4,13 @@
  * order that loses nothing: honeypots first (they may send last events), then NodeDrop, then
  * the relay and forwarder, then the spool.
  */
-import { existsSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../config";
 import { PACKAGE_ROOT } from "../catalogue/paths";
 import { createLogger, type Logger } from "../log";
-import { defaultNodeConfig, eventsAddress, hostPort, type NodeConfig } from "./config";
+import { defaultNodeConfig, eventsAddress, gitAllowList, hostPort, type NodeConfig } from "./config";
+import { NodeCredentials } from "./credentials";
 import { looksLikeGit } from "./catalogue-fetch";
 import { startControlLink } from "./control-link";
 import { startForwarder, type ForwarderHandle } from "./forwarder";
@@ -57,7 +58,8 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     const store = new PotStore(dataDir);
     const core = hostPort(config.core, "core");
     const events = eventsAddress(config);
-    const patience = { reconnectMinMs: config.reconnect_min_ms, reconnectMaxMs: config.reconnect_max_ms, maxMessageBytes: config.max_message_bytes };
+    const patience = { reconnectMinMs: config.reconnect_min_ms, reconnectMaxMs: config.reconnect_max_ms, maxMessageBytes: config.max_message_bytes, tls: clientTls(config) };
+    const credentials = new NodeCredentials(dataDir, config.enrollment_token);
     let forwarder: ForwarderHandle | null = null;
     let unreportedDrops = 0;
     const spool = Spool.open({
@@ -93,7 +95,15 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     );
     cleanups.push(() => relay.stop());
 
-    forwarder = startForwarder({ ...events, ...patience, nodeId, spool, window: config.forward_window, logger: log.child({ component: "forwarder" }) });
+    forwarder = startForwarder({
+      ...events,
+      ...patience,
+      nodeId,
+      spool,
+      window: config.forward_window,
+      helloAuth: () => credentials.hello(),
+      logger: log.child({ component: "forwarder" }),
+    });
     const fwd = forwarder;
     cleanups.push(() => fwd.stop());
 
@@ -131,7 +141,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       ctx,
       logsDir: join(dataDir, "logs"),
       workDir: join(dataDir, "tmp"),
-      catalogue: { catalogue: config.catalogue, catalogue_branch: config.catalogue_branch },
+      catalogue: { catalogue: config.catalogue, catalogue_branch: config.catalogue_branch, git_allow: gitAllowList(config) },
       installTimeoutMs: config.install_timeout_ms,
       signal: shutdown.signal,
       logger: log.child({ component: "commands" }),
@@ -161,6 +171,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       nodeType: config.type,
       advertisedPort: relay.port,
       heartbeatMs: config.heartbeat_ms,
+      credentials,
       logger: log.child({ component: "control" }),
       status: () => "Running",
       onRegistered: () => {
@@ -240,4 +251,21 @@ function listenOrExplain(config: NodeConfig, listen: () => RelayHandle): RelayHa
     }
     throw e;
   }
+}
+
+/** TLS towards Core when a CA is configured (and a client certificate for mutual TLS). */
+function clientTls(config: NodeConfig): { ca?: string; cert?: string; key?: string } | undefined {
+  if (!config.tls_ca && !config.tls_cert) return undefined;
+  const read = (path: string, key: string) => {
+    try {
+      return readFileSync(path, "utf8");
+    } catch (e) {
+      throw new ConfigError(`${key} ${path} cannot be read: ${(e as Error).message}`);
+    }
+  };
+  return {
+    ca: config.tls_ca ? read(config.tls_ca, "tls_ca") : undefined,
+    cert: config.tls_cert ? read(config.tls_cert, "tls_cert") : undefined,
+    key: config.tls_key ? read(config.tls_key, "tls_key") : undefined,
+  };
 }

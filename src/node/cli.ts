@@ -31,6 +31,11 @@ export function registerNodeCommand(program: Command): void {
     .option("--restart-max-ms <ms>", "longest restart delay (default 60000)")
     .option("--install-timeout-ms <ms>", "time limit of one install step or clone (default 600000)")
     .option("--spool-max-bytes <bytes>", "disk bound of the event spool (default 268435456)")
+    .option("--git-allow <prefixes>", "comma-separated git URL prefixes InstallPot's git_url may name (default: none)")
+    .option("--enrollment-token <token>", "Core's node enrollment token, for the first registration (also HONEYBEE_ENROLLMENT_TOKEN)")
+    .option("--tls-ca <file>", "PEM CA of Core's certificate: connect over TLS and verify Core")
+    .option("--tls-cert <file>", "PEM client certificate (mutual TLS)")
+    .option("--tls-key <file>", "PEM key of --tls-cert")
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default info)")
     .action(async (opts: Record<string, string | undefined>) => {
       const flags: Record<string, unknown> = {};

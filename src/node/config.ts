@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { hostname } from "node:os";
-import { ConfigError, fromEnv, readConfigFile, resolveConfig, type CoreConfig } from "../config";
+import { ConfigError, fromEnv, readConfigFile, resolveConfig } from "../config";
 import { LOG_LEVELS } from "../log";
 
 const Ms = (description: string, def: number, minimum = 1) => Type.Integer({ minimum, default: def, description });
@@ -33,13 +33,17 @@ export const NodeConfig = Type.Object({
   spool_segment_bytes: Type.Integer({ minimum: 256, default: 4 * 1024 * 1024, description: "Size of one spool file (the unit in which the oldest events are dropped)." }),
   forward_window: Type.Integer({ minimum: 1, default: 16_384, description: "Events sent to Core and not yet acknowledged, at most." }),
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message or event line accepted." }),
+  git_allow: Type.String({ default: "", description: "Comma-separated git URL prefixes InstallPot's git_url may name (default: none but the node's own catalogue)." }),
+  enrollment_token: Type.String({ default: "", description: "Core's node_enrollment_token, presented on the first registration only; Core then gives the node its TOTP secret." }),
+  tls_ca: Type.String({ default: "", description: "PEM CA that signed Core's certificate: connect to Core over TLS and verify it." }),
+  tls_cert: Type.String({ default: "", description: "PEM client certificate for mutual TLS with Core." }),
+  tls_key: Type.String({ default: "", description: "PEM private key of tls_cert." }),
 });
 export type NodeConfig = Static<typeof NodeConfig>;
 
 const KEYS = Object.keys(NodeConfig.properties);
 
-// resolveConfig is typed for Core's schema; it only needs an object schema with defaults.
-const resolve = (layers: Record<string, unknown>[]): NodeConfig => resolveConfig(NodeConfig as unknown as typeof CoreConfig, layers) as unknown as NodeConfig;
+const resolve = (layers: Record<string, unknown>[]): NodeConfig => resolveConfig(NodeConfig, layers);
 
 /** Loads the node's configuration; `flags` uses the keys above (`config` names a file). */
 export function loadNodeConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): NodeConfig {
@@ -69,3 +73,9 @@ export function eventsAddress(config: NodeConfig): { host: string; port: number 
   if (config.events) return hostPort(config.events, "events");
   return { host: hostPort(config.core, "core").host, port: 9100 };
 }
+
+export const gitAllowList = (config: NodeConfig): string[] =>
+  config.git_allow
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);

@@ -31,6 +31,8 @@ export interface ControlLinkOptions extends PeerOptions {
   onRegistered(): void;
   onCommand(command: NodeCommand): void;
   onBadCommand(bad: BadCommand): void;
+  /** Proof of identity for NodeRegistration, and where the TOTP secret Core sends goes. */
+  credentials?: { registration(): Record<string, string>; accept(totpKey: string | undefined): void };
 }
 
 export interface ControlLink {
@@ -80,6 +82,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
           conn.end();
           return;
         }
+        opts.credentials?.accept(ack.totp_key);
         registeredOn = conn;
         client.resetBackoff();
         logger.info({ node_id: opts.nodeId.toString() }, "registered with Core");
@@ -117,6 +120,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
         address: conn.localAddress || undefined,
         port: opts.advertisedPort,
         node_type: opts.nodeType,
+        ...opts.credentials?.registration(),
       });
     },
     onLine,

@@ -24,6 +24,8 @@ export interface ForwarderOptions extends PeerOptions {
   window: number;
   /** Warn when Core holds events this long without acknowledging any (an ack-less Core). */
   ackWarnMs?: number;
+  /** Extra EventStreamHello fields proving the node's identity (a TOTP code). */
+  helloAuth?: () => Record<string, string>;
 }
 
 export interface ForwarderHandle {
@@ -102,7 +104,7 @@ export function startForwarder(opts: ForwarderOptions): ForwarderHandle {
       // spool_id / first_seq name the stream position of the first line, so that a Core can
       // recognise a replay of events it committed but could not acknowledge before it died.
       // Core ignores fields it does not know.
-      const hello = { node_id: opts.nodeId, acks: true, spool_id: spool.id, first_seq: base };
+      const hello = { node_id: opts.nodeId, acks: true, spool_id: spool.id, first_seq: base, ...opts.helloAuth?.() };
       c.write(stringify(envelope("EventStreamHello", hello)) + "\n");
       if (spool.pending > 0) logger.info({ events: spool.pending }, "connected to Core's event socket; sending spooled events");
       pump();

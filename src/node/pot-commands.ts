@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { CatalogueError, loadCatalogue } from "../catalogue/loader";
 import type { Logger } from "../log";
 import { commandName, type InstallPot, type MessageKind, type NodeCommand, type Payload } from "../protocol/messages";
-import { chooseSource, fetchCatalogue, CatalogueUnreachable, type FetchedCatalogue } from "./catalogue-fetch";
+import { chooseSource, fetchCatalogue, gitUrlAllowed, CatalogueUnreachable, type FetchedCatalogue } from "./catalogue-fetch";
 import type { BadCommand } from "./control-link";
 import { checkPotId, planInstall, preflight, type TakenPort } from "./installer";
 import { runInstall } from "./install-run";
@@ -26,7 +26,7 @@ export interface PotCommandsOptions {
   logsDir: string;
   /** Where git catalogues are cloned for the length of one install. */
   workDir: string;
-  catalogue: { catalogue: string; catalogue_branch: string };
+  catalogue: { catalogue: string; catalogue_branch: string; git_allow: string[] };
   installTimeoutMs: number;
   /** Aborted at node shutdown: running installs are killed and end Failed. */
   signal: AbortSignal;
@@ -100,6 +100,9 @@ export function createPotCommands(opts: PotCommandsOptions) {
       supervisor.forget(req.pot_id);
       return { ok: false, message };
     };
+    if (req.git_url && !gitUrlAllowed(req.git_url, opts.catalogue.catalogue, opts.catalogue.git_allow)) {
+      return failed(`git_url ${req.git_url} is not allowed on this node; its operator can add it to git_allow (now: ${opts.catalogue.git_allow.join(", ") || "none"})`);
+    }
     if (opts.signal.aborted) return failed("the node is shutting down");
     supervisor.report(req.pot_id, potType, "Installing", `installing ${req.honeypot_type} from ${source.location}${source.branch ? `#${source.branch}` : ""}`);
     let fetched: FetchedCatalogue | null = null;

@@ -25,6 +25,8 @@ export interface PeerOptions {
   reconnectMinMs: number;
   reconnectMaxMs: number;
   maxMessageBytes: number;
+  /** TLS towards Core: the CA to verify it with, and a client certificate for mutual TLS. */
+  tls?: { ca?: string; cert?: string; key?: string };
   logger: Logger;
 }
 
@@ -79,6 +81,7 @@ export function startReconnecting(opts: ReconnectOptions): ReconnectHandle {
       await Bun.connect<Conn>({
         hostname: opts.host,
         port: opts.port,
+        tls: opts.tls ? { ...opts.tls, serverName: opts.host } : undefined,
         socket: {
           open(socket) {
             const writer = new SocketWriter(socket, opts.maxQueuedBytes ?? 64 * 1024 * 1024);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { freePort } from "../helpers";
 import { sharedNodeTest } from "./node-helpers";
 
-const t = sharedNodeTest({ install_timeout_ms: 500 });
+const t = sharedNodeTest({ install_timeout_ms: 500, git_allow: "file:///nonexistent/" });
 
 const install = (pot_id: string, config: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
   t.core.command(t.node.nodeId, { InstallPot: { pot_id, honeypot_type: "testpot", config: { listen_port: String(freePort()), ...config }, auto_start: false, ...extra } });
@@ -77,6 +77,14 @@ describe("InstallPot failures end in Failed with the reason", () => {
     const r = await install("g1", {}, { git_url: "file:///nonexistent/catalogue.git" });
     await expectFailed("g1", r, /catalogue file:\/\/\/nonexistent\/catalogue\.git is unreachable: .*(does not appear to be a git repository|not found)/);
   });
+
+  test.each([["ext::sh -c touch% /tmp/pwned"], ["--upload-pack=touch /tmp/pwned"], ["file:///etc"], ["file:///nonexistent-but-not-under-the-prefix"], ["https://attacker.example/catalogue.git"]])(
+    "a git_url outside the node's allowlist is refused: %p",
+    async (git_url) => {
+      const r = await install("h1", {}, { git_url });
+      await expectFailed("h1", r, /is not allowed on this node; its operator can add it to git_allow \(now: file:\/\/\/nonexistent\/\)/);
+    },
+  );
 
   test("git_branch with a directory catalogue", async () => {
     await expectFailed("b1", await install("b1", {}, { git_branch: "main" }), /git_branch main needs a git catalogue/);
