@@ -32,7 +32,7 @@ describe("git catalogues", () => {
     using core = FakeCore.start();
     using dir = tempDir();
     const repo = makeRepo(dir.path);
-    await using node = await startTestNode(core, join(dir.path, "node"), { git_allow: `file://${dir.path}/` });
+    await using node = await startTestNode(core, join(dir.path, "node"), { git_allow: `file://${dir.path}/,${dir.path}/` });
     await core.next("NodeRegistration");
 
     const install = (pot_id: string, honeypot_type: string, extra: object) =>
