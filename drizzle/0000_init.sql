@@ -16,18 +16,56 @@ CREATE TABLE `commands` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `commands_command_id_unique` ON `commands` (`command_id`);--> statement-breakpoint
 CREATE INDEX `commands_node` ON `commands` (`node_id`,`id`);--> statement-breakpoint
+CREATE TABLE `event_counts` (
+	`kind` text NOT NULL,
+	`bucket` integer NOT NULL,
+	`key` text NOT NULL,
+	`count` integer NOT NULL,
+	PRIMARY KEY(`kind`, `bucket`, `key`)
+);
+--> statement-breakpoint
+CREATE TABLE `event_meta` (
+	`key` text PRIMARY KEY NOT NULL,
+	`value` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `event_segment_keys` (
+	`kind` text NOT NULL,
+	`value` integer NOT NULL,
+	`seg` integer NOT NULL,
+	PRIMARY KEY(`kind`, `value`, `seg`)
+);
+--> statement-breakpoint
+CREATE TABLE `event_segments` (
+	`seg` integer PRIMARY KEY NOT NULL,
+	`min_ts` integer NOT NULL,
+	`max_ts` integer NOT NULL,
+	`count` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `event_sources` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`node_id` text,
+	`pot_id` text,
+	`pot_type` text
+);
+--> statement-breakpoint
+CREATE TABLE `event_types` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`name` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `event_types_name_unique` ON `event_types` (`name`);--> statement-breakpoint
 CREATE TABLE `events` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`ts` integer NOT NULL,
-	`node_id` text,
-	`pot_id` text,
-	`pot_type` text,
-	`event_type` text NOT NULL,
+	`source_id` integer NOT NULL,
+	`type_id` integer NOT NULL,
 	`src_ip` text,
 	`data` text NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `events_ts` ON `events` (`ts`);--> statement-breakpoint
+CREATE INDEX `events_seg_ip` ON `events` (("id" >> 12),`src_ip`);--> statement-breakpoint
 CREATE TABLE `honeypots` (
 	`node_id` text NOT NULL,
 	`pot_id` text NOT NULL,
@@ -39,6 +77,14 @@ CREATE TABLE `honeypots` (
 );
 --> statement-breakpoint
 CREATE INDEX `honeypots_pot_id` ON `honeypots` (`pot_id`);--> statement-breakpoint
+CREATE TABLE `node_secrets` (
+	`node_id` text PRIMARY KEY NOT NULL,
+	`secret` text NOT NULL,
+	`control_step` integer DEFAULT 0 NOT NULL,
+	`events_step` integer DEFAULT 0 NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `nodes` (
 	`node_id` text PRIMARY KEY NOT NULL,
 	`node_name` text NOT NULL,

@@ -15,6 +15,7 @@ import { commandsApi } from "./api/commands";
 import { nodesApi } from "./api/nodes";
 import { streamApi } from "./api/stream";
 import { CommandStore } from "../db/command-store";
+import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import type { CommandAck } from "../protocol/messages";
 import { FeedHub } from "./proxy/feed-hub";
@@ -67,6 +68,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
   const db = openDatabase(config.db);
+  security.useNodeSecrets(new SqlNodeSecretStore(db));
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
   const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }) });
@@ -93,6 +95,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         ingest,
         onCommandResult: (r) => router.onResult(r),
         connections: security.connections.node,
+        nodeAuth: security.nodeAuth,
         tls: tlsOptions(config, true),
         logger: log.child({ component: "node-channel" }),
       }),
@@ -100,7 +103,15 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => nodeChannel.stop());
 
     const events = bindOrExplain("event_port", config.host, config.event_port, () =>
-      startEventSocket({ host: config.host, port: config.event_port, ingest, config, logger: log.child({ component: "event-socket" }) }),
+      startEventSocket({
+        host: config.host,
+        port: config.event_port,
+        ingest,
+        config,
+        security: { nodeAuth: security.nodeAuth, connections: security.connections.events, loopbackUnauthenticated: config.events_loopback_unauthenticated },
+        tls: tlsOptions(config, true),
+        logger: log.child({ component: "event-socket" }),
+      }),
     );
     // Stopped first on shutdown: stop accepting events, then drain what was received.
     stoppers.push(() => events.stop());

@@ -15,6 +15,7 @@ import { SocketWriter } from "../net/socket-writer";
 import type { Ingest } from "./ingest/types";
 import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
+import type { NodeAuth } from "./auth/node-auth";
 import type { TlsOptions } from "./tls";
 
 const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "NodeDrop"]);
@@ -27,6 +28,7 @@ export interface NodeChannelOptions {
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
   connections: ConnectionCounter;
+  nodeAuth: NodeAuth;
   tls?: TlsOptions;
   logger: Logger;
 }
@@ -62,9 +64,16 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: `this connection is already registered as node ${c.nodeId}` });
         return;
       }
+      const auth = opts.nodeAuth.register(reg.node_id, reg, c.remote);
+      if (!auth.ok) {
+        warn.warn(`${c.remote}:registration`, { remote: c.remote, node_id: reg.node_id.toString() }, `registration refused: ${auth.message}`);
+        c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: auth.message });
+        socket.end();
+        return;
+      }
       c.nodeId = reg.node_id;
       registry.register(reg, c.link);
-      c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: true, message: "registered" });
+      c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: true, message: auth.totp_key ? "registered and enrolled" : "registered", ...(auth.totp_key ? { totp_key: auth.totp_key } : {}) });
       logger.info({ node_id: reg.node_id.toString(), node_name: reg.node_name, remote: c.remote }, "node registered");
       return;
     }

@@ -5,10 +5,12 @@
  */
 import type { CoreConfig } from "../../config";
 import { ConfigError } from "../../config";
+import { NodeAuth, type NodeSecretStore } from "./node-auth";
 import { ConnectionCounter, RateLimiter } from "./rate-limit";
 import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";
 
 export * from "./tokens";
+export { NodeAuth } from "./node-auth";
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
 
@@ -23,6 +25,8 @@ export class Security {
   readonly authFailures: RateLimiter;
   readonly counters = { auth_failures: 0, forbidden: 0 };
   readonly connections: { node: ConnectionCounter; events: ConnectionCounter; ws: ConnectionCounter };
+  /** Node authentication (TOTP); set once the database is open. */
+  nodeAuth!: NodeAuth;
   /** The principal each REST request was authorised as, for handlers that record it. */
   readonly principals = new WeakMap<Request, Principal>();
 
@@ -36,8 +40,12 @@ export class Security {
     if ((config.tls_cert === "") !== (config.tls_key === "")) throw new ConfigError("tls_cert and tls_key go together: set both or neither");
   }
 
-  get nodeAuth(): boolean {
+  get nodeAuthEnabled(): boolean {
     return this.config.node_enrollment_token !== "";
+  }
+
+  useNodeSecrets(store: NodeSecretStore): void {
+    this.nodeAuth = new NodeAuth(this.config.node_enrollment_token, store, this.authFailures);
   }
 
   /**
@@ -47,7 +55,7 @@ export class Security {
    */
   checkExposure(): string | null {
     if (isLoopback(this.config.host)) return null;
-    const missing = [!this.tokens.enabled && "API tokens (tokens or tokens_file)", !this.nodeAuth && "node enrollment (node_enrollment_token)"].filter(Boolean);
+    const missing = [!this.tokens.enabled && "API tokens (tokens or tokens_file)", !this.nodeAuthEnabled && "node enrollment (node_enrollment_token)"].filter(Boolean);
     if (missing.length === 0) return null;
     const message =
       `listening on ${this.config.host} (not loopback) without ${missing.join(" and ")} would let anyone command nodes and feed events. ` +
@@ -87,7 +95,8 @@ export class Security {
   stats() {
     return {
       auth_enabled: this.tokens.enabled,
-      node_auth_enabled: this.nodeAuth,
+      node_auth_enabled: this.nodeAuthEnabled,
+      node_auth_failures: this.nodeAuth?.failures ?? 0,
       tls: this.config.tls_cert !== "",
       auth_failures: this.counters.auth_failures,
       forbidden: this.counters.forbidden,

@@ -19,6 +19,9 @@ import { LineSplitter, splitConcatenated, type LineSink } from "../../protocol/f
 import { stringify } from "../../protocol/json";
 import { decodeEnvelope, envelope } from "../../protocol/messages";
 import { SocketWriter } from "../../net/socket-writer";
+import { isLoopback, type NodeAuth } from "../auth";
+import type { ConnectionCounter } from "../auth/rate-limit";
+import type { TlsOptions } from "../tls";
 import { normalise, type NormaliseContext } from "./normalise";
 import { parseEventLine } from "./parse";
 import type { Ingest, StreamTag } from "./types";
@@ -33,6 +36,16 @@ export interface EventSocketOptions {
   drainQuietMs?: number;
   /** On stop: the longest wait for busy connections before they are closed anyway. */
   drainMaxMs?: number;
+  /** Node authentication and connection limits; absent means open (SPEC.md's default). */
+  security?: EventSocketSecurity;
+  tls?: TlsOptions;
+}
+
+export interface EventSocketSecurity {
+  nodeAuth: NodeAuth;
+  connections: ConnectionCounter;
+  /** With node authentication on, still take unauthenticated lines from loopback. */
+  loopbackUnauthenticated: boolean;
 }
 
 export interface EventSocketHandle {
@@ -41,6 +54,12 @@ export interface EventSocketHandle {
 }
 
 interface Conn extends NormaliseContext {
+  socket: Socket<Conn>;
+  /** The peer's address (no port), for limits and authentication. */
+  address: string;
+  /** Node authentication is on and this stream has not proven itself yet. */
+  mustAuthenticate: boolean;
+  refused: boolean;
   remote: string;
   splitter: LineSplitter;
   sink: LineSink;
@@ -72,7 +91,9 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     if (c.first) {
       c.first = false;
       if (text.includes("EventStreamHello") && hello(c, text)) return;
+      if (c.mustAuthenticate) return refuse(c, "EventStreamHello with node_id and totp_code must come first: this Core authenticates nodes");
     }
+    if (c.refused) return;
     c.tag.lineNo++;
     let value: unknown;
     try {
@@ -102,11 +123,25 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     const msg = decodeEnvelope(value, HELLO);
     if (!msg.ok || msg.kind !== "EventStreamHello") return false;
-    // Authentication of the stream (totp_code) belongs here, once it exists.
+    if (c.mustAuthenticate) {
+      const auth = opts.security!.nodeAuth.eventStream(msg.payload.node_id, msg.payload.totp_code, c.address);
+      if (!auth.ok) {
+        refuse(c, auth.message);
+        return true;
+      }
+      c.mustAuthenticate = false;
+    }
     c.nodeId = msg.payload.node_id ?? null;
     c.acks = msg.payload.acks === true;
     logger.debug({ remote: c.remote, node_id: c.nodeId?.toString(), acks: c.acks }, "event stream opened");
     return true;
+  };
+
+  /** Refuses an unauthenticated stream: one Error line, then the connection is closed. */
+  const refuse = (c: Conn, message: string) => {
+    c.refused = true;
+    logger.warn({ remote: c.remote }, `event stream refused: ${message}`);
+    c.socket.end(stringify(envelope("Error", { code: "unauthenticated", message })) + "\n");
   };
 
   const resumeAll = () => {
@@ -124,15 +159,27 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   const server: TCPSocketListener<Conn> = Bun.listen<Conn>({
     hostname: opts.host,
     port: opts.port,
+    tls: opts.tls,
     socket: {
       open(socket) {
         if (stopping) {
           socket.end();
           return;
         }
+        const sec = opts.security;
+        if (sec && !sec.connections.acquire(socket.remoteAddress)) {
+          logger.warn({ remote: socket.remoteAddress }, "too many event connections from one address; refused");
+          socket.end(stringify(envelope("Error", { code: "too_many_connections", message: `too many connections from ${socket.remoteAddress}` })) + "\n");
+          return;
+        }
         sockets.add(socket);
         ingest.counters.connections++;
+        const loopback = isLoopback(socket.remoteAddress);
         const c: Conn = {
+          socket,
+          address: socket.remoteAddress,
+          mustAuthenticate: !!sec?.nodeAuth.enabled && !(loopback && sec.loopbackUnauthenticated),
+          refused: false,
           remote: `${socket.remoteAddress}:${socket.remotePort}`,
           splitter: new LineSplitter(maxBytes),
           sink: null as unknown as LineSink,
@@ -150,6 +197,8 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
         c.sink = {
           line: (text) => onLine(c, text),
           oversized: (bytes) => {
+            if (c.refused) return;
+            if (c.mustAuthenticate) return refuse(c, "EventStreamHello with node_id and totp_code must come first: this Core authenticates nodes");
             c.first = false;
             c.tag.lineNo++;
             ingest.reject(c.tag, c.remote, "message_too_large", `line of ${bytes} bytes exceeds the limit of ${maxBytes} bytes`);
@@ -179,6 +228,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
         const c = socket.data;
         if (!c || !sockets.delete(socket)) return;
         ingest.counters.connections--;
+        opts.security?.connections.release(c.address);
         // A peer may close without a final newline: its last line counts.
         c.receivedAt = Date.now();
         c.splitter.end(c.sink);
