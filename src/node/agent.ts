@@ -4,13 +4,14 @@
  * order that loses nothing: honeypots first (they may send last events), then NodeDrop, then
  * the relay and forwarder, then the spool.
  */
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../config";
 import { PACKAGE_ROOT } from "../catalogue/paths";
 import { createLogger, type Logger } from "../log";
 import { defaultNodeConfig, eventsAddress, gitAllowList, hostPort, type NodeConfig } from "./config";
 import { NodeCredentials } from "./credentials";
+import { clientTls } from "./tls";
 import { looksLikeGit } from "./catalogue-fetch";
 import { startControlLink } from "./control-link";
 import { startForwarder, type ForwarderHandle } from "./forwarder";
@@ -251,21 +252,4 @@ function listenOrExplain(config: NodeConfig, listen: () => RelayHandle): RelayHa
     }
     throw e;
   }
-}
-
-/** TLS towards Core when a CA is configured (and a client certificate for mutual TLS). */
-function clientTls(config: NodeConfig): { ca?: string; cert?: string; key?: string } | undefined {
-  if (!config.tls_ca && !config.tls_cert) return undefined;
-  const read = (path: string, key: string) => {
-    try {
-      return readFileSync(path, "utf8");
-    } catch (e) {
-      throw new ConfigError(`${key} ${path} cannot be read: ${(e as Error).message}`);
-    }
-  };
-  return {
-    ca: config.tls_ca ? read(config.tls_ca, "tls_ca") : undefined,
-    cert: config.tls_cert ? read(config.tls_cert, "tls_cert") : undefined,
-    key: config.tls_key ? read(config.tls_key, "tls_key") : undefined,
-  };
 }

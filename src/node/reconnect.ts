@@ -9,6 +9,7 @@ import type { Logger } from "../log";
 import { LineSplitter } from "../protocol/framing";
 import { SocketWriter } from "../net/socket-writer";
 import { Backoff } from "./backoff";
+import type { ClientTls } from "./tls";
 
 export interface LineConnection {
   /** Queues text; false when the peer is too far behind and the connection was closed. */
@@ -26,7 +27,7 @@ export interface PeerOptions {
   reconnectMaxMs: number;
   maxMessageBytes: number;
   /** TLS towards Core: the CA to verify it with, and a client certificate for mutual TLS. */
-  tls?: { ca?: string; cert?: string; key?: string };
+  tls?: ClientTls;
   logger: Logger;
 }
 
