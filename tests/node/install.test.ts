@@ -42,6 +42,21 @@ describe("InstallPot from a directory catalogue", () => {
     expect(existsSync(join(node.dataDir, "logs", "pot-1", "install.log"))).toBe(true);
   });
 
+  test("hostile config values reach the honeypot verbatim and run nothing", async () => {
+    await using t = await nodeTest();
+    const port = freePort();
+    const marker = join(t.data, "pwned");
+    const banner = `$(touch ${marker})`.slice(0, 32);
+    const r = await t.core.command(t.node.nodeId, { InstallPot: { pot_id: "hostile", honeypot_type: "testpot", config: { listen_port: String(port), banner }, auto_start: true } });
+    expect(r.ok).toBe(true);
+    await t.core.status("hostile", "Running");
+    const seen = await potOrder(port, "env");
+    expect(seen.config.banner).toBe(banner);
+    expect(seen.env.HONEYBEE_BANNER).toBe(banner);
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(join(t.node.dataDir, "pots", "hostile", "config.json"), "utf8")).toContain(JSON.stringify(banner));
+  });
+
   test("auto_start off: ends Stopped; DeployPot starts it, StopPot stops it, GetPotStatus tells", async () => {
     await using t = await nodeTest();
     const { core, node } = t;
