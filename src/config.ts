@@ -3,7 +3,7 @@
  * The merged result is validated once with TypeBox; a bad value stops start-up with a message
  * naming its key.
  */
-import { Type, type Static, type TObject } from "@sinclair/typebox";
+import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { existsSync, readFileSync } from "node:fs";
 import { LOG_LEVELS } from "./log";
@@ -98,6 +98,16 @@ export function resolveConfig<S extends TObject>(
       if (value === undefined) continue;
       if (!(key in schema.properties)) throw new ConfigError(`unknown configuration key "${key}"`);
       merged[key] = value;
+    }
+  }
+  // Arrays arrive as JSON text from the environment (HONEYBEE_TOKENS='[...]').
+  for (const [key, value] of Object.entries(merged)) {
+    if ((schema.properties as Record<string, TSchema>)[key]?.type === "array" && typeof value === "string") {
+      try {
+        merged[key] = JSON.parse(value);
+      } catch {
+        throw new ConfigError(`invalid value for "${key}": expected a JSON array`);
+      }
     }
   }
   const withDefaults = Value.Default(schema, Value.Convert(schema, merged)) as Record<string, unknown>;

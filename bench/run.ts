@@ -1,0 +1,26 @@
+/**
+ * `bun run bench`: every benchmark, each reported as ratios to a baseline measured in the same
+ * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`.
+ * Sizes are set by environment variables; see each part's header.
+ */
+const parts = process.argv.slice(2);
+const want = (name: string) => parts.length === 0 || parts.includes(name);
+
+if (want("rest")) {
+  const { benchRest } = await import("./rest");
+  console.log("## REST (GET with 100 nodes x 10 honeypots, load from wrk)\n");
+  console.log(await benchRest());
+  console.log();
+}
+if (want("ingest")) {
+  const { benchIngest } = await import("./ingest");
+  console.log("## Event ingestion (producer processes -> event socket -> SQLite)\n");
+  console.log(await benchIngest());
+  console.log();
+}
+if (want("feed")) {
+  const { benchFeed } = await import("./feed");
+  console.log("## Live feed (fixed ingest rate fanned out to WebSocket subscribers)\n");
+  console.log(await benchFeed());
+  console.log();
+}
