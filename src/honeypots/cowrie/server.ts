@@ -1,0 +1,47 @@
+/** Starts the cowrie kind: SSH and Telnet listeners sharing one userdb and one event sink. */
+import { parsePort, parsePositiveInt } from "../shared/config.ts";
+import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
+import { ensureHostKeys } from "./hostkey.ts";
+import { listen } from "./listener.ts";
+import { createSshServer } from "./ssh.ts";
+import { telnetConnection } from "./telnet.ts";
+import { parseUserDb } from "./userdb.ts";
+
+/** The canonical tty's line limit (N_TTY_BUF_SIZE - 1): what a real shell can be sent per line. */
+const MAX_LINE = 4095;
+/** Bytes a session may send in all; far more than any bot's script, far less than a flood. */
+const MAX_SESSION_INPUT = 1024 * 1024;
+
+export async function startCowrie({ config, sink, logger }: PotContext): Promise<PotHandle> {
+  const hostname = config.hostname;
+  const userdb = parseUserDb(config.credentials);
+  const maxAuthTries = parsePositiveInt("max_auth_tries", config.max_auth_tries);
+  const loginTimeoutMs = parsePositiveInt("login_timeout", config.login_timeout) * 1000;
+  const common = {
+    host: config.listen_address,
+    maxConnections: parsePositiveInt("max_connections", config.max_connections),
+    idleMs: parsePositiveInt("idle_timeout", config.idle_timeout) * 1000,
+    logger,
+  };
+  const limits = { maxLine: MAX_LINE, maxInput: MAX_SESSION_INPUT };
+
+  const keys = ensureHostKeys(process.cwd());
+  if (keys.created.length > 0) logger.info({ files: keys.created }, "generated missing host keys");
+  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, sink, logger };
+  const ssh = createSshServer({ ...session, hostKeys: keys.privateKeys, version: config.ssh_version });
+
+  const sshListener = await listen({ ...common, name: "ssh", port: parsePort("ssh_port", config.ssh_port) }, (socket) => ssh.accept(socket));
+  const telnetListener = await listen({ ...common, name: "telnet", port: parsePort("telnet_port", config.telnet_port) }, (socket) =>
+    telnetConnection(socket, session),
+  ).catch(async (err) => {
+    await sshListener.close();
+    throw err;
+  });
+
+  return {
+    ports: { ssh: sshListener.port, telnet: telnetListener.port },
+    async stop() {
+      await Promise.all([sshListener.close(), telnetListener.close()]);
+    },
+  };
+}

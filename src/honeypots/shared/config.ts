@@ -1,0 +1,87 @@
+/**
+ * Configuration of a honeypot process, as the node agent hands it over.
+ *
+ * Every value is a string (InstallPot's `config` is an object of strings). Per key, the file
+ * named by HONEYBEE_CONFIG wins, then the HONEYBEE_<KEY> environment variable, then the
+ * manifest's default, so a pot started by hand with a few variables behaves like an installed one.
+ */
+import { readFileSync } from "node:fs";
+import { Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import type { Manifest } from "../../catalogue/manifest.ts";
+import { parseWithIds, toU64 } from "../../protocol/json.ts";
+
+/** Keys the node adds to every pot's config, beside the manifest's own. */
+export const INTEGRATION_KEYS = ["event_host", "event_port", "node_id", "pot_id", "pot_type"] as const;
+
+export type PotConfig = Record<string, string>;
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    // node_id may exceed 2^53: parseWithIds keeps its digits exact.
+    parsed = parseWithIds(readFileSync(path, "utf8"));
+  } catch (err) {
+    throw new ConfigError(`cannot read config file ${path}: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`config file ${path} must hold a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function asString(key: string, value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
+  throw new ConfigError(`config key ${key} must be a string`);
+}
+
+/** "0" is accepted so tests can ask for any free port and read the real one from the ready line. */
+export function parsePort(key: string, value: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new ConfigError(`config key ${key} must be a port 0-65535, got "${value}"`);
+  return port;
+}
+
+export function parsePositiveInt(key: string, value: string): number {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!(n > 0)) throw new ConfigError(`config key ${key} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function validate(manifest: Pick<Manifest, "config">, config: PotConfig): void {
+  for (const [key, spec] of Object.entries(manifest.config)) {
+    if (spec.port) parsePort(key, config[key]);
+    if (spec.schema && !Value.Check(Type.String(spec.schema), config[key])) {
+      throw new ConfigError(`config key ${key} does not match ${JSON.stringify(spec.schema)}: "${config[key]}"`);
+    }
+  }
+  if (config.event_port !== "" && parsePort("event_port", config.event_port) === 0) {
+    throw new ConfigError("config key event_port must be 1-65535");
+  }
+  if (config.node_id !== "" && toU64(config.node_id) === null) {
+    throw new ConfigError(`config key node_id must be an unsigned 64-bit integer, got "${config.node_id}"`);
+  }
+}
+
+/** Returns every manifest key plus the integration keys (empty string when not given). */
+export function loadConfig(manifest: Pick<Manifest, "name" | "config">, env: Env = process.env): PotConfig {
+  const file = env.HONEYBEE_CONFIG ? readConfigFile(env.HONEYBEE_CONFIG) : {};
+  const keys = [...Object.keys(manifest.config), ...INTEGRATION_KEYS];
+  const config: PotConfig = {};
+  for (const key of keys) {
+    const fromFile = file[key];
+    const fromEnv = env[`HONEYBEE_${key.toUpperCase()}`];
+    if (fromFile !== undefined && fromFile !== null) config[key] = asString(key, fromFile);
+    else if (fromEnv !== undefined) config[key] = fromEnv;
+    else config[key] = manifest.config[key]?.default ?? "";
+  }
+  if (config.pot_type === "") config.pot_type = manifest.name;
+  if (config.pot_id === "") config.pot_id = manifest.name;
+  validate(manifest, config);
+  return config;
+}
