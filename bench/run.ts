@@ -1,3 +1,4 @@
+export {};
 /**
  * `bun run bench`: every benchmark, each reported as ratios to a baseline measured in the same
  * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`.
@@ -13,7 +14,7 @@ if (want("rest")) {
   console.log();
 }
 if (want("ingest")) {
-  const { benchIngest } = await import("./ingest");
+  const { main: benchIngest } = await import("./ingest");
   console.log("## Event ingestion (producer processes -> event socket -> SQLite)\n");
   console.log(await benchIngest());
   console.log();

@@ -1,0 +1,21 @@
+/**
+ * The management commands of `honeybee`, registered on the program that main.ts builds:
+ * nodes, node show, pots, install, start, stop, restart, status, events, stats, catalogue, up.
+ */
+import type { Command } from "commander";
+import { registerCatalogueCommand } from "./catalogue";
+import { registerEventCommands } from "./events";
+import { registerNodeCommands } from "./nodes";
+import { registerPotCommands } from "./pots";
+import { registerUpCommand } from "./up";
+
+export function registerCliCommands(program: Command): void {
+  registerUpCommand(program);
+  // `node show` lives under the node agent's `node` command: `honeybee node --core ...` runs the
+  // agent, `honeybee node show ID` reads the registry. Created here if the agent is absent.
+  const node = program.commands.find((c) => c.name() === "node") ?? program.command("node").description("node agent and node details");
+  registerNodeCommands(program, node);
+  registerPotCommands(program);
+  registerEventCommands(program);
+  registerCatalogueCommand(program);
+}

@@ -1,0 +1,71 @@
+/**
+ * Plain-text tables for the CLI's human output. Pure: takes rows, returns a string.
+ *
+ * Cells are sanitised because much of what the CLI shows (usernames, passwords, shell input)
+ * is typed by attackers: a raw ESC or CSI byte would let them drive the operator's terminal.
+ */
+
+export interface Column<R> {
+  header: string;
+  value: (row: R) => string;
+  /** Right-align (numbers). */
+  right?: boolean;
+  /** Cut this column first when the table is wider than `width`. */
+  shrink?: boolean;
+}
+
+// C0 controls, DEL and C1 controls (0x9b is a one-byte CSI on some terminals).
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Makes untrusted text safe and one-line for a terminal: control characters become escapes. */
+export function clean(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    if (c === "\n") return "\\n";
+    if (c === "\r") return "\\r";
+    if (c === "\t") return "\\t";
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
+}
+
+/** Shortens text to `max` characters, marking the cut. */
+export function truncate(text: string, max: number): string {
+  if (max <= 0) return "";
+  return text.length <= max ? text : max === 1 ? "…" : text.slice(0, max - 1) + "…";
+}
+
+/**
+ * Renders a table with a header row, two spaces between columns and no trailing blanks. With a
+ * `width` (the terminal's), shrinkable columns are cut so that each line fits.
+ */
+export function renderTable<R>(columns: Column<R>[], rows: R[], width?: number): string {
+  const cells = rows.map((r) => columns.map((c) => clean(c.value(r))));
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((row) => row[i]!.length)));
+  if (width !== undefined) {
+    const total = widths.reduce((a, b) => a + b, 0) + 2 * (columns.length - 1);
+    let excess = total - width;
+    for (let i = columns.length - 1; i >= 0 && excess > 0; i--) {
+      if (!columns[i]!.shrink) continue;
+      const min = Math.max(columns[i]!.header.length, 8);
+      const cut = Math.min(excess, widths[i]! - min);
+      if (cut > 0) {
+        widths[i]! -= cut;
+        excess -= cut;
+      }
+    }
+  }
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => {
+        const text = truncate(v, widths[i]!);
+        return columns[i]!.right ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
+      })
+      .join("  ")
+      .trimEnd();
+  return [line(columns.map((c) => c.header)), ...cells.map(line)].join("\n");
+}
+
+/** `key: value` lines with the keys aligned, for one object. */
+export function renderFields(fields: [string, string][]): string {
+  const w = Math.max(0, ...fields.map(([k]) => k.length));
+  return fields.map(([k, v]) => `${(k + ":").padEnd(w + 1)} ${clean(v)}`.trimEnd()).join("\n");
+}

@@ -1,0 +1,61 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { staleDocs } from "../../scripts/gen-docs";
+import { loadCatalogue } from "../../src/catalogue/loader";
+import { BUILTIN_CATALOGUE } from "../../src/catalogue/paths";
+import { validateCommand } from "../../src/core/commands/router";
+import { normalise } from "../../src/core/ingest/normalise";
+import { unwrapNodeCommand } from "../../src/core/proxy/server";
+import { parseWithIds } from "../../src/protocol/json";
+import { decodeEnvelope } from "../../src/protocol/messages";
+import { ROOT } from "../helpers";
+
+const doc = (name: string) => readFileSync(join(ROOT, "docs", name), "utf8");
+const jsonBlocks = (text: string) => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+
+describe("reference docs", () => {
+  test("the generated ones are current (run: bun scripts/gen-docs.ts)", async () => {
+    expect(await staleDocs()).toEqual([]);
+  });
+
+  test("every Protocol v2 example is a message Core accepts", () => {
+    const blocks = jsonBlocks(doc("protocol.md"));
+    expect(blocks.length).toBeGreaterThan(20);
+    for (const text of blocks) {
+      const value = parseWithIds(text) as Record<string, any>;
+      let verdict: string;
+      if ("version" in value) {
+        const d = decodeEnvelope(value);
+        verdict = d.ok ? "ok" : d.message;
+        if (d.ok && d.kind === "NodeCommand") {
+          const c = validateCommand((d.payload as { command: unknown }).command);
+          verdict = c.ok ? "ok" : c.message;
+        }
+      } else if ("eventid" in value) {
+        const n = normalise(value, { receivedAt: 0, nodeId: null, nodeOfPot: () => null });
+        verdict = n.ok ? "ok" : n.error;
+      } else {
+        const c = unwrapNodeCommand(value);
+        const v = c.ok ? validateCommand(c.command) : null;
+        verdict = v?.ok ? "ok" : (v?.message ?? "not a message, an event or a command");
+      }
+      expect({ text, verdict }).toEqual({ text, verdict: "ok" });
+    }
+  });
+
+  test("every event of every built-in honeypot kind is documented", () => {
+    const text = doc("honeypots.md");
+    const { kinds } = loadCatalogue(BUILTIN_CATALOGUE);
+    const missing = kinds.flatMap((k) => [`## ${k.manifest.name}`, ...(k.manifest.events ?? []).map((e) => `\`${e}\``)]).filter((s) => !text.includes(s));
+    expect(missing).toEqual([]);
+    for (const block of jsonBlocks(text)) {
+      expect(Object.keys(parseWithIds(block) as object)).toEqual(["id", "node_id", "pot_id", "pot_type", "event_type", "timestamp", "src_ip", "data"]);
+    }
+  });
+
+  test("node ids in the examples keep all their digits", () => {
+    expect(doc("protocol.md")).toContain('"node_id": 18446744073709551557');
+    expect(doc("api.md")).toContain('"node_id": 18446744073709551557');
+  });
+});
