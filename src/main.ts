@@ -18,7 +18,7 @@ const program = new Command("honeybee")
   .exitOverride();
 
 program
-  .command("core", { isDefault: true })
+  .command("core")
   .description("run Core: registry, node channel (9001), REST API (9002), WebSocket proxy (9003), event socket (9100)")
   .option("--config <file>", "JSON config file (also HONEYBEE_CONFIG)")
   .option("--host <address>", "address every listener binds to (default 127.0.0.1)")
