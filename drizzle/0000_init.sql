@@ -40,7 +40,8 @@ CREATE TABLE `event_segments` (
 	`seg` integer PRIMARY KEY NOT NULL,
 	`min_ts` integer NOT NULL,
 	`max_ts` integer NOT NULL,
-	`count` integer NOT NULL
+	`count` integer NOT NULL,
+	`ip_bloom` blob NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE `event_sources` (
@@ -65,7 +66,6 @@ CREATE TABLE `events` (
 	`data` text NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `events_seg_ip` ON `events` (("id" >> 12),`src_ip`);--> statement-breakpoint
 CREATE TABLE `honeypots` (
 	`node_id` text NOT NULL,
 	`pot_id` text NOT NULL,

@@ -39,7 +39,12 @@ export const CoreConfig = Type.Object({
     default: true,
     description: "Write events from a worker thread with its own database connection, so parsing and writing use two cores (ignored for :memory: databases).",
   }),
-  stats_flush_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 1000, description: "How long the stats counters may lag behind committed events." }),
+  stats_flush_ms: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 5000,
+    description: "How long the stats' top lists may lag behind committed events (counters are written in bulk; less often is cheaper at high rates).",
+  }),
   ws_backpressure_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: "Bytes queued for one WebSocket client before it is cut off." }),
   // ---- Security (see README "Security") ----
   insecure: Type.Boolean({ default: false, description: "Allow a non-loopback host without authentication (a warning is logged)." }),

@@ -4,8 +4,7 @@
  * node_id is a u64 and SQLite integers are signed 64-bit, so ids are stored as their exact
  * decimal text; they are compared for equality only, never ordered.
  */
-import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const nodes = sqliteTable("nodes", {
   nodeId: text("node_id").primaryKey(),
@@ -52,36 +51,33 @@ export const commands = sqliteTable(
 );
 
 /**
- * Events. Designed together with the ingest rate (DESIGN.md, measured facts): every per-event
- * index entry costs the single writer about 1 µs, and one keyed by source IP dirties a
- * different page per event (15x slower with a million rows present). So:
+ * Events. Designed together with the ingest rate (DESIGN.md, measured facts): each per-event
+ * index entry costs the single writer about 1 µs per event, and an index keyed by source IP
+ * dirties a different page per event (15x slower with a million rows present; in realistic
+ * traffic nearly every event of a 4096-event batch has a different address). So the events
+ * table has no secondary index at all, and the filters are served per segment:
  *
  * - `id` is assigned by the one writer in arrival order; it is the pagination cursor and,
- *   shifted right by 12, the segment (4096 consecutive ids) that the other structures use.
+ *   shifted right by 12, the segment (4096 consecutive ids) a row belongs to. Reading one
+ *   segment is a rowid range scan.
  * - node/pot/kind and the event type are small-int dictionary ids (`event_sources`,
- *   `event_types`): narrow rows, and filters on them are resolved to ids first.
- * - the only per-event index is `events_seg_ip` on (id >> 12, src_ip): a source-IP index
- *   partitioned by segment. New entries land in the newest segment's few pages instead of
- *   all over the index, and a lookup is one seek per segment.
- * - time, event type and source are answered through per-segment summaries written once
- *   per batch (`event_segments`: time range and count; `event_segment_keys`: which types and
- *   sources occur), so a query scans only the segments that can match.
+ *   `event_types`): narrow rows; filters on them are resolved to ids first.
+ * - per segment, written once per batch: its time range and count, and a Bloom filter of its
+ *   source addresses (`event_segments`, like PostgreSQL's BRIN minmax and bloom indexes), and
+ *   which event types and sources occur in it (`event_segment_keys`). A query scans only the
+ *   segments that can match, newest first.
  * - the stats' top-N lists come from hourly counters (`event_counts`), aggregated in memory
- *   by the writer and flushed about once a second with a watermark (`event_meta`) so that
- *   a crash recounts from the events themselves.
+ *   by the writer and flushed every `stats_flush_ms` with a watermark (`event_meta`), so a
+ *   crash recounts from the events themselves.
  */
-export const events = sqliteTable(
-  "events",
-  {
-    id: integer("id").primaryKey(),
-    ts: integer("ts").notNull(),
-    sourceId: integer("source_id").notNull(),
-    typeId: integer("type_id").notNull(),
-    srcIp: text("src_ip"),
-    data: text("data").notNull(),
-  },
-  (t) => [index("events_seg_ip").on(sql`("id" >> 12)`, t.srcIp)],
-);
+export const events = sqliteTable("events", {
+  id: integer("id").primaryKey(),
+  ts: integer("ts").notNull(),
+  sourceId: integer("source_id").notNull(),
+  typeId: integer("type_id").notNull(),
+  srcIp: text("src_ip"),
+  data: text("data").notNull(),
+});
 
 /** Where events come from: one row per (node, pot, pot kind) seen. */
 export const eventSources = sqliteTable("event_sources", {
@@ -96,12 +92,13 @@ export const eventTypes = sqliteTable("event_types", {
   name: text("name").notNull().unique(),
 });
 
-/** Per segment (4096 ids): the time range of its events and how many there are. */
+/** Per segment (4096 ids): the time range of its events, how many there are, a Bloom filter of their source addresses. */
 export const eventSegments = sqliteTable("event_segments", {
   seg: integer("seg").primaryKey(),
   minTs: integer("min_ts").notNull(),
   maxTs: integer("max_ts").notNull(),
   count: integer("count").notNull(),
+  ipBloom: blob("ip_bloom", { mode: "buffer" }).notNull(),
 });
 
 /** Which event types (`kind` "type") and sources (`kind` "source") occur in a segment. */

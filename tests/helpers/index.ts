@@ -211,3 +211,103 @@ export function freePort(): number {
   probe.stop(true);
   return port;
 }
+
+/**
+ * A client of Core's event socket, as a node's forwarder or a honeypot uses it: an optional
+ * EventStreamHello, lines queued and written as the socket takes them (partial writes and
+ * `drain` honoured), EventAck lines collected.
+ */
+export class EventStreamClient {
+  private queue: Buffer[] = [];
+  private flushed = Promise.withResolvers<void>();
+  private ackWaiters: { seq: number; resolve: () => void }[] = [];
+  private text = "";
+  /** Highest EventAck seq received. */
+  acked = 0;
+  /** Bytes Core wrote back on this connection. */
+  bytesReceived = 0;
+  socket!: Socket<undefined>;
+
+  static async connect(port: number, hello?: { node_id?: bigint; acks?: boolean }): Promise<EventStreamClient> {
+    const c = new EventStreamClient();
+    c.flushed.resolve();
+    c.socket = await Bun.connect({
+      hostname: "127.0.0.1",
+      port,
+      socket: {
+        data: (_s, chunk) => c.onData(chunk),
+        drain: () => c.pump(),
+      },
+    });
+    if (hello) c.send(stringify({ version: 2, message: { EventStreamHello: hello } }));
+    return c;
+  }
+
+  private onData(chunk: Buffer) {
+    this.bytesReceived += chunk.length;
+    this.text += chunk.toString();
+    let nl: number;
+    while ((nl = this.text.indexOf("\n")) >= 0) {
+      const line = this.text.slice(0, nl);
+      this.text = this.text.slice(nl + 1);
+      const seq = (parseWithIds(line) as any)?.message?.EventAck?.seq;
+      if (typeof seq === "number" && seq > this.acked) this.acked = seq;
+    }
+    this.ackWaiters = this.ackWaiters.filter((w) => (w.seq <= this.acked ? (w.resolve(), false) : true));
+  }
+
+  /** Queues lines (a newline is added to each) or raw text/bytes as they are. */
+  send(lines: string | string[] | Uint8Array): void {
+    const data = lines instanceof Uint8Array ? Buffer.from(lines) : Buffer.from(Array.isArray(lines) ? lines.map((l) => l + "\n").join("") : lines + "\n");
+    if (this.queue.length === 0) this.flushed = Promise.withResolvers<void>();
+    this.queue.push(data);
+    this.pump();
+  }
+
+  private pump() {
+    while (this.queue.length > 0) {
+      const head = this.queue[0]!;
+      const n = this.socket.write(head);
+      if (n < head.length) {
+        this.queue[0] = head.subarray(Math.max(n, 0));
+        return;
+      }
+      this.queue.shift();
+    }
+    this.flushed.resolve();
+  }
+
+  /** True while written data waits for the socket (the peer stopped reading). */
+  get blocked(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** Resolves once the kernel has taken everything sent. */
+  written(): Promise<void> {
+    return this.flushed.promise;
+  }
+
+  /** Resolves once Core has acknowledged `seq` lines. */
+  ack(seq: number): Promise<void> {
+    if (this.acked >= seq) return Promise.resolve();
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.ackWaiters.push({ seq, resolve });
+    return promise;
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+
+  [Symbol.dispose]() {
+    this.close();
+  }
+}
+
+/** Waits until Core has committed at least `n` events (its stats' `total_events`). */
+export async function waitForEvents(core: { api: string }, n: number): Promise<any> {
+  return until(async () => {
+    const s = await getJson(`${core.api}/api/v1/stats`);
+    return s.body?.total_events >= n ? s.body : null;
+  }, `${n} committed events`);
+}

@@ -9,8 +9,8 @@
  *   logged rate-limited with the peer's address, and skipped; the connection goes on.
  * - Backpressure: while the pipeline is overloaded, every connection stops reading
  *   (`socket.pause()`); the kernel's buffers then push back on the senders.
- * - `stop()` stops accepting, keeps reading until each connection has been quiet for a
- *   moment (what the peers had already sent is taken in), then closes them.
+ * - `stop()` stops accepting and keeps reading until each connection has been quiet for a
+ *   moment (what the peers had already sent is taken in), then closes them (see `drain`).
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { CoreConfig } from "../../config";
@@ -79,7 +79,8 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   const { ingest, logger } = opts;
   const maxBytes = opts.config.max_message_bytes;
   const sockets = new Set<Socket<Conn>>();
-  let stopping = false;
+  let listenerClosed = false;
+  let lastOpen = 0;
 
   const submitValue = (c: Conn, value: unknown) => {
     const r = normalise(value, c);
@@ -162,10 +163,11 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     tls: opts.tls,
     socket: {
       open(socket) {
-        if (stopping) {
+        if (listenerClosed) {
           socket.end();
           return;
         }
+        lastOpen = Date.now();
         const sec = opts.security;
         if (sec && !sec.connections.acquire(socket.remoteAddress)) {
           logger.warn({ remote: socket.remoteAddress }, "too many event connections from one address; refused");
@@ -239,18 +241,26 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     },
   });
 
+  const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /**
+   * Stopping loses nothing that peers already sent. A peer's connection may be established by
+   * the kernel (in the listen backlog, its data buffered) before this process has accepted it,
+   * so the listener closes only once no connection has arrived for `quietMs`; then every
+   * connection is read until it has been quiet for `quietMs` (a paused one still has data),
+   * and closed. `maxMs` bounds it all for peers that never stop sending.
+   */
   const drain = async () => {
     const quietMs = opts.drainQuietMs ?? 200;
-    const deadline = Date.now() + (opts.drainMaxMs ?? 10_000);
     const since = Date.now();
+    const deadline = since + (opts.drainMaxMs ?? 10_000);
+    while (Date.now() - Math.max(since, lastOpen) < quietMs && Date.now() < deadline) await tick(Math.min(quietMs, 50));
+    listenerClosed = true;
+    server.stop(false);
     while (sockets.size > 0 && Date.now() < deadline) {
       const now = Date.now();
-      for (const s of sockets) {
-        // A paused connection still has data to give; every connection gets `quietMs` after
-        // the stop began, for what was already on its way.
-        if (!s.data.paused && now - Math.max(s.data.lastData, since) >= quietMs) s.end();
-      }
-      if (sockets.size > 0) await new Promise((r) => setTimeout(r, Math.min(quietMs, 50)));
+      for (const s of sockets) if (!s.data.paused && now - Math.max(s.data.lastData, since) >= quietMs) s.end();
+      if (sockets.size > 0) await tick(Math.min(quietMs, 50));
     }
     for (const s of sockets) s.end();
   };
@@ -262,8 +272,6 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     },
     stop() {
       return (stopped ??= (async () => {
-        stopping = true;
-        server.stop(false);
         await drain();
         unsubscribe();
         await ingest.flush();

@@ -27,10 +27,11 @@ export function parseEventLine(text: string): unknown {
   let inexact: Obj | null = null;
   for (const h of holders) {
     const id = h.node_id;
-    if (typeof id === "number" && !Number.isSafeInteger(id)) {
-      if (inexact) return parseWithIds(text);
-      inexact = h;
-    }
+    if (typeof id !== "number") continue;
+    // Like parseWithIds: every integer node_id becomes a bigint (message schemas expect one).
+    if (Number.isSafeInteger(id) && id >= 0) h.node_id = BigInt(id);
+    else if (inexact) return parseWithIds(text);
+    else inexact = h;
   }
   if (!inexact) return value;
   if (occurrences !== 1) return parseWithIds(text);
@@ -44,9 +45,17 @@ export function parseEventLine(text: string): unknown {
   while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
   const next = text.charCodeAt(end);
   if (end === at || next === 46 || next === 101 || next === 69) return parseWithIds(text); // fraction or exponent: not an integer literal
-  inexact.node_id = BigInt(text.slice(at, end));
+  const digits = text.slice(at, end);
+  // A node sends its own id on every line: convert once.
+  if (digits !== lastDigits) {
+    lastDigits = digits;
+    lastId = BigInt(digits);
+  }
+  inexact.node_id = lastId;
   return value;
 }
+let lastDigits = "";
+let lastId = 0n;
 
 /** The objects that may carry a node_id where events keep it: the top level and an envelope's payload. */
 function idHolders(value: unknown): Obj[] {

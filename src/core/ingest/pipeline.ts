@@ -2,33 +2,35 @@
  * The event pipeline on the receiving thread: normalised events → in-memory batch → writer
  * (one transaction per batch) → after commit: live feed, log line, acknowledgements.
  *
- * Batches are columns (see `EventBatch`), sealed at `batch_size` events, after
- * `batch_delay_ms`, or at once when the writer is idle. At most two are at the writer, so it
- * starts the next as soon as one commits. `pending` (received, not yet committed) is the
+ * Batches are columns (see `EventBatch`), sealed at `batch_size` events, `batch_delay_ms`
+ * after their first event, or as soon as the writer has room. At most two are at the writer,
+ * so it starts the next as soon as one commits; they commit in order (ids, acks), also when a
+ * write fails and is retried. `pending` (received, not yet committed) is the
  * memory bound: at `max_pending_events` the pipeline reports overload and the event socket
  * stops reading until half of that has been committed.
  */
 import type { CoreConfig } from "../../config";
-import type { EventBatch, SourceEntry, TypeEntry } from "../../db/event-store";
+import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
 import type { Logger } from "../../log";
 import { stringify } from "../../protocol/json";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
 import { credentialsOf, fromNodeEvent, normalise, toRecord, type NormalisedEvent } from "./normalise";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
-import type { WriterChannel } from "./writer";
+import type { WriteResult, WriterChannel } from "./writer";
 
 interface Batch {
   seq: number;
+  attempts: number;
   n: number;
   ts: Float64Array;
   sourceId: Int32Array;
   typeId: Int32Array;
   ips: string[];
   data: string[];
-  credRows: number[];
-  credUsers: (string | null)[];
-  credPasswords: (string | null)[];
+  /** Hour → username/password → count. */
+  users: Map<number, Map<string, number>>;
+  passwords: Map<number, Map<string, number>>;
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
   events: NormalisedEvent[];
@@ -45,10 +47,11 @@ export interface PipelineOptions {
   dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
   /** Test hook: awaited before each batch goes to the writer, to stall it. */
   writerGate?: () => Promise<void>;
+  /** Pause before re-sending batches whose write failed (a full disk, a locked database). */
+  retryMs?: number;
 }
 
 const MAX_IN_FLIGHT = 2;
-const RETRY_MS = 1000;
 const RETENTION_EVERY_MS = 60_000;
 const RETENTION_CHUNK = 2000;
 const DAY_MS = 86_400_000;
@@ -70,6 +73,9 @@ export class EventPipeline implements Ingest {
   private batchSeq = 0;
   private committedSeq = 0;
   private delayTimer: ReturnType<typeof setTimeout> | null = null;
+  /** A write failed: nothing goes to the writer until the failed batches are re-sent. */
+  private retrying = false;
+  private failedBatches: Batch[] = [];
   private readonly flushWaiters: { seq: number; resolve(): void }[] = [];
 
   private overloaded = false;
@@ -153,11 +159,8 @@ export class EventPipeline implements Ingest {
     b.ips.push(ev.src_ip ?? "");
     b.data.push(toJson(ev.data));
     const { username, password } = credentialsOf(ev.data);
-    if (username !== null || password !== null) {
-      b.credRows.push(i);
-      b.credUsers.push(username);
-      b.credPasswords.push(password);
-    }
+    if (username !== null) countIn(b.users, ev.ts, username);
+    if (password !== null) countIn(b.passwords, ev.ts, password);
     b.events.push(ev);
     if (tag && !b.tags.has(tag)) {
       b.tags.set(tag, 0);
@@ -189,15 +192,15 @@ export class EventPipeline implements Ingest {
     const size = this.cfg.batch_size;
     return {
       seq: 0,
+      attempts: 0,
       n: 0,
       ts: new Float64Array(size),
       sourceId: new Int32Array(size),
       typeId: new Int32Array(size),
       ips: [],
       data: [],
-      credRows: [],
-      credUsers: [],
-      credPasswords: [],
+      users: new Map(),
+      passwords: new Map(),
       newSources: [],
       newTypes: [],
       events: [],
@@ -251,7 +254,7 @@ export class EventPipeline implements Ingest {
   }
 
   private pump(): void {
-    while (this.inFlight < MAX_IN_FLIGHT && this.sealed.length > 0) {
+    while (this.inFlight < MAX_IN_FLIGHT && this.sealed.length > 0 && !this.retrying) {
       const b = this.sealed.shift()!;
       this.inFlight++;
       void this.send(b);
@@ -260,37 +263,45 @@ export class EventPipeline implements Ingest {
 
   private async send(b: Batch): Promise<void> {
     if (this.opts.writerGate) await this.opts.writerGate();
-    const wire: EventBatch = {
-      n: b.n,
-      ts: b.ts.subarray(0, b.n),
-      sourceId: b.sourceId.subarray(0, b.n),
-      typeId: b.typeId.subarray(0, b.n),
-      srcIps: b.ips.join("\n"),
-      data: b.data.join("\n"),
-      credRows: b.credRows,
-      credUsers: b.credUsers,
-      credPasswords: b.credPasswords,
-      newSources: b.newSources,
-      newTypes: b.newTypes,
-    };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const r = await this.opts.writer.write(wire);
-        this.committed(b, r.firstId, r.countsPending);
-        return;
-      } catch (e) {
-        // Nothing of the batch was committed (one transaction). Keep it and try again: input
-        // pauses meanwhile because pending stays high. Only a shutdown gives up.
-        const message = (e as Error).message;
-        if (this.stopping && attempt >= 3) {
-          this.log.error({ err: message, events: b.n }, "could not commit events while shutting down; they are lost");
-          this.committed(b, 0, false, true);
-          return;
-        }
-        this.warn.warn("write-failed", { err: message, events: b.n, attempt }, "committing a batch of events failed; retrying");
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-      }
+    let result: WriteResult;
+    try {
+      result = await this.opts.writer.write(toWire(b));
+    } catch (e) {
+      this.writeFailed(b, (e as Error).message);
+      return;
     }
+    this.committed(b, result.firstId, result.countsPending);
+  }
+
+  /**
+   * Nothing of a failed batch was committed (one transaction), and the writer refuses later
+   * batches until resumed. Once every batch in flight is back, they are all re-sent, in order,
+   * after a pause; input stays paused meanwhile because pending stays high. Only a shutdown
+   * gives up on a batch, after a few attempts.
+   */
+  private writeFailed(b: Batch, message: string): void {
+    this.inFlight--;
+    b.attempts++;
+    if (!message.startsWith("skipped:")) this.warn.warn("write-failed", { err: message, events: b.n, attempt: b.attempts }, "committing a batch of events failed; retrying");
+    if (this.stopping && b.attempts >= 3) {
+      this.log.error({ err: message, events: b.n }, "could not commit events while shutting down; they are lost");
+      void this.opts.writer.resume();
+      this.inFlight++; // committed() counts it out again
+      this.committed(b, 0, false, true);
+      return;
+    }
+    this.retrying = true;
+    this.failedBatches.push(b);
+    if (this.inFlight > 0) return;
+    const again = this.failedBatches.sort((x, y) => x.seq - y.seq);
+    this.failedBatches = [];
+    setTimeout(() => {
+      this.sealed.unshift(...again);
+      this.opts.writer.resume().finally(() => {
+        this.retrying = false;
+        this.pump();
+      });
+    }, this.opts.retryMs ?? 1000);
   }
 
   private committed(b: Batch, firstId: number, countsPending: boolean, lost = false): void {
@@ -359,10 +370,38 @@ export class EventPipeline implements Ingest {
   private async shutdown(): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     await this.flush();
+    this.log.debug({ batches: this.batchSeq, committed: this.counters.committed }, "event pipeline drained");
     if (this.countsTimer) clearTimeout(this.countsTimer);
     this.countsTimer = null;
     await this.opts.writer.close();
   }
+}
+
+function countIn(byHour: Map<number, Map<string, number>>, ts: number, key: string): void {
+  const h = Math.floor(ts / HOUR_MS);
+  let m = byHour.get(h);
+  if (!m) byHour.set(h, (m = new Map()));
+  m.set(key, (m.get(key) ?? 0) + 1);
+}
+
+function toWire(b: Batch): EventBatch {
+  return {
+    n: b.n,
+    ts: b.ts.subarray(0, b.n),
+    sourceId: b.sourceId.subarray(0, b.n),
+    typeId: b.typeId.subarray(0, b.n),
+    srcIps: b.ips.join("\n"),
+    data: b.data.join("\n"),
+    credCounts:
+      b.users.size + b.passwords.size === 0
+        ? ""
+        : JSON.stringify([
+            ...Array.from(b.users, ([h, m]) => ["username", h, [...m]]),
+            ...Array.from(b.passwords, ([h, m]) => ["password", h, [...m]]),
+          ]),
+    newSources: b.newSources,
+    newTypes: b.newTypes,
+  };
 }
 
 /** JSON text of an event's data; `stringify` (exact bigints) only when plain JSON cannot. */

@@ -4,12 +4,12 @@
  */
 import { openDatabase, type Db } from "../../db";
 import { EventWriter } from "../../db/event-store";
-import { handleRequest, type WriterRequest } from "./writer";
+import { WriterHost, type WriterRequest } from "./writer";
 
 declare const self: Worker;
 
 let db: Db | null = null;
-let writer: EventWriter | null = null;
+let host: WriterHost | null = null;
 
 self.onmessage = (e: MessageEvent<{ rid: number; req: WriterRequest }>) => {
   const { rid, req } = e.data;
@@ -18,13 +18,15 @@ self.onmessage = (e: MessageEvent<{ rid: number; req: WriterRequest }>) => {
     if (req.op === "open") {
       // Migrations already ran on the main thread; this only finds them applied.
       db = openDatabase(req.path);
-      writer = new EventWriter(db);
+      host = new WriterHost(new EventWriter(db));
     } else {
-      if (!writer) throw new Error("the event writer is not open");
-      value = handleRequest(writer, req);
+      if (!host) throw new Error("the event writer is not open");
+      value = host.handle(req);
       if (req.op === "close") {
+        // Leave the database file complete on its own when Core stops (WAL emptied).
+        db?.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
         db?.$client.close();
-        db = writer = null;
+        db = host = null;
       }
     }
     self.postMessage({ rid, ok: true, value });

@@ -17,6 +17,7 @@ export type WriterRequest =
   | { op: "write"; batch: EventBatch }
   | { op: "flushCounts" }
   | { op: "retention"; cutoffMs: number; maxRows: number }
+  | { op: "resume" }
   | { op: "close" };
 
 export interface WriteResult {
@@ -25,41 +26,63 @@ export interface WriteResult {
 }
 
 export interface WriterChannel {
+  /**
+   * Commits a batch. After a failed write every later write fails too, until `resume()`:
+   * batches must commit in the order they were sealed (ids, acks), so the caller re-sends
+   * the failed one and everything after it, in order.
+   */
   write(batch: EventBatch): Promise<WriteResult>;
+  resume(): Promise<void>;
   flushCounts(): Promise<void>;
   /** Deletes one chunk of events older than the cutoff; resolves to how many (0: done). */
   retentionStep(cutoffMs: number, maxRows: number): Promise<number>;
   close(): Promise<void>;
 }
 
-/** Runs one request against a writer; shared by the worker and the inline channel. */
-export function handleRequest(writer: EventWriter, req: Exclude<WriterRequest, { op: "open" }>): unknown {
-  switch (req.op) {
-    case "write":
-      return { firstId: writer.write(req.batch), countsPending: writer.countsPending } satisfies WriteResult;
-    case "flushCounts":
-      if (writer.countsPending) writer.flushCounts();
-      return null;
-    case "retention":
-      return writer.retentionStep(req.cutoffMs, req.maxRows);
-    case "close":
-      if (writer.countsPending) writer.flushCounts();
-      return null;
+/** Runs requests against a writer; shared by the worker and the inline channel. */
+export class WriterHost {
+  private failed = false;
+
+  constructor(private readonly writer: EventWriter) {}
+
+  handle(req: Exclude<WriterRequest, { op: "open" }>): unknown {
+    switch (req.op) {
+      case "write":
+        if (this.failed) throw new Error("skipped: an earlier batch failed and must be written first");
+        try {
+          return { firstId: this.writer.write(req.batch), countsPending: this.writer.countsPending } satisfies WriteResult;
+        } catch (e) {
+          this.failed = true;
+          throw e;
+        }
+      case "resume":
+        this.failed = false;
+        return null;
+      case "flushCounts":
+        if (this.writer.countsPending) this.writer.flushCounts();
+        return null;
+      case "retention":
+        return this.writer.retentionStep(req.cutoffMs, req.maxRows);
+      case "close":
+        if (this.writer.countsPending) this.writer.flushCounts();
+        return null;
+    }
   }
 }
 
 export function inlineWriter(db: Db): WriterChannel {
-  const writer = new EventWriter(db);
+  const host = new WriterHost(new EventWriter(db));
   // Asynchronous like the worker, so the pipeline has one code path and a caller never
   // re-enters the pipeline from inside its own submit.
   let chain: Promise<unknown> = Promise.resolve();
   const call = <T>(req: Exclude<WriterRequest, { op: "open" }>) => {
-    const p = chain.then(() => handleRequest(writer, req) as T);
+    const p = chain.then(() => host.handle(req) as T);
     chain = p.catch(() => {});
     return p;
   };
   return {
     write: (batch) => call<WriteResult>({ op: "write", batch }),
+    resume: () => call<void>({ op: "resume" }),
     flushCounts: () => call<void>({ op: "flushCounts" }),
     retentionStep: (cutoffMs, maxRows) => call<number>({ op: "retention", cutoffMs, maxRows }),
     close: () => call<void>({ op: "close" }),
@@ -96,6 +119,7 @@ export function workerWriter(path: string): WriterChannel {
   opened.catch(() => {});
   return {
     write: (batch) => call<WriteResult>({ op: "write", batch }),
+    resume: () => call<void>({ op: "resume" }),
     flushCounts: () => call<void>({ op: "flushCounts" }),
     retentionStep: (cutoffMs, maxRows) => call<number>({ op: "retention", cutoffMs, maxRows }),
     close: async () => {

@@ -1,0 +1,88 @@
+/**
+ * Stats: totals, the ingest counters, and top source IPs, usernames, passwords and event
+ * types over a window. The top lists come from hourly counters (see the `event_counts`
+ * table), so a window is counted in whole hours and may lag `stats_flush_ms` behind commits.
+ */
+import { Elysia, t } from "elysia";
+import type { EventQueries, TopEntry } from "../../db/event-store";
+import type { Ingest } from "../ingest/types";
+import { badRequest, errorResponses } from "./errors";
+
+const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
+const MAX_WINDOW_HOURS = 366 * 24;
+
+const TopList = (what: string, example: TopEntry[]) =>
+  t.Array(t.Object({ value: t.String(), count: t.Integer({ minimum: 0 }) }), { description: `Most frequent ${what} in the window, most frequent first.`, example });
+
+export const Stats = t.Object(
+  {
+    total_events: t.Integer({ minimum: 0, description: "Events stored." }),
+    window: t.String({ description: "The window asked for." }),
+    window_start: t.String({ description: "Start of the window (ISO 8601, rounded down to the hour)." }),
+    window_events: t.Integer({ minimum: 0, description: "Events whose time is in the window." }),
+    ingest: t.Object(
+      {
+        received: t.Integer({ description: "Messages offered as events since Core started (event socket and control channel)." }),
+        committed: t.Integer({ description: "Events committed since Core started." }),
+        rejected: t.Integer({ description: "Messages skipped as bad input since Core started." }),
+        connections: t.Integer({ description: "Open event socket connections." }),
+        pending: t.Integer({ description: "Events received and not yet committed." }),
+      },
+      { description: "Counters of this Core process." },
+    ),
+    top: t.Object({
+      src_ips: TopList("source addresses", [{ value: "203.0.113.7", count: 5120 }]),
+      usernames: TopList("usernames tried", [{ value: "root", count: 3311 }]),
+      passwords: TopList("passwords tried", [{ value: "123456", count: 901 }]),
+      event_types: TopList("event types", [{ value: "cowrie.login.failed", count: 48210 }]),
+    }),
+  },
+  {
+    example: {
+      total_events: 10_482_113,
+      window: "24h",
+      window_start: "2026-11-21T01:00:00.000Z",
+      window_events: 61_204,
+      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0 },
+      top: {
+        src_ips: [{ value: "203.0.113.7", count: 5120 }],
+        usernames: [{ value: "root", count: 3311 }],
+        passwords: [{ value: "123456", count: 901 }],
+        event_types: [{ value: "cowrie.login.failed", count: 48210 }],
+      },
+    },
+  },
+);
+
+export function parseWindow(raw: string): number {
+  const m = WINDOW.exec(raw);
+  const hours = m ? Number(m[1]) * (m[2] === "d" ? 24 : 1) : NaN;
+  if (!(hours <= MAX_WINDOW_HOURS)) throw badRequest(`window must be a number of hours or days like 24h or 7d (at most ${MAX_WINDOW_HOURS / 24}d), got ${JSON.stringify(raw)}`);
+  return hours * 3_600_000;
+}
+
+export const statsApi = (deps: { queries: EventQueries; ingest: Ingest }) =>
+  new Elysia({ name: "stats" }).get(
+    "/api/v1/stats",
+    ({ query }) => {
+      const window = query.window ?? "24h";
+      const s = deps.queries.stats(parseWindow(window), query.top ?? 10);
+      const { received, committed, rejected, connections, pending } = deps.ingest.counters;
+      return {
+        total_events: s.totalEvents,
+        window,
+        window_start: new Date(s.windowStart).toISOString(),
+        window_events: s.windowEvents,
+        ingest: { received, committed, rejected, connections, pending },
+        top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
+      };
+    },
+    {
+      query: t.Object({
+        window: t.Optional(t.String({ description: "Window for the counts and top lists: hours or days, e.g. `24h`, `7d`.", default: "24h", example: "24h" })),
+        top: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10, description: "Entries per top list.", example: 10 })),
+      }),
+      response: { 200: Stats, ...errorResponses(400) },
+      detail: { tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
+    },
+  );

@@ -1,0 +1,174 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { isoTime, normalise, parseTimestamp, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { parseEventLine } from "../../src/core/ingest/parse";
+
+const NOW = Date.parse("2026-11-22T12:00:00.000Z");
+const BIG = 18446744073709551557n;
+const ctx = (over: Partial<NormaliseContext> = {}): NormaliseContext => ({ receivedAt: NOW, nodeId: null, nodeOfPot: () => null, ...over });
+const ok = (value: unknown, c = ctx()) => {
+  const r = normalise(value, c);
+  if (!r.ok) throw new Error(r.error);
+  return r.event;
+};
+// Copies of shared/samples: real Cowrie 2.9 and HonnyPotter forwarder output, byte for byte.
+const sampleLines = (name: string) => readFileSync(join(import.meta.dir, "samples", name), "utf8").split("\n").filter(Boolean);
+
+describe("normalise", () => {
+  test("Cowrie's native line: pot from honeybee_*, data keeps every other field", () => {
+    const line = sampleLines("cowrie-2.9-honeybee-output.jsonl")[3]!;
+    expect(ok(parseEventLine(line))).toEqual({
+      node_id: null,
+      pot_id: "cowrie-lab",
+      pot_type: "cowrie",
+      event_type: "cowrie.login.failed",
+      ts: Date.parse("2026-11-22T01:07:42.010Z"),
+      src_ip: "127.0.0.1",
+      data: {
+        system: "HoneyPotSSHTransport,0,127.0.0.1",
+        username: "admin",
+        password: "wrongpw",
+        message: "login attempt [admin/wrongpw] failed",
+        time: 1795309662.0104773,
+        sensor: "vm",
+        uuid: "1b4b05d6-e611-11f1-aea8-02fc00000001",
+        session: "61cb4b9d22c9",
+        protocol: "ssh",
+        honeybee_category: "authentication",
+        honeybee_severity: "medium",
+      },
+    });
+  });
+
+  test("every sample line normalises; Cowrie's own `version` and `message` fields do not make it an envelope", () => {
+    for (const line of [...sampleLines("cowrie-2.9-honeybee-output.jsonl"), ...sampleLines("honnypotter-forwarder-output.jsonl")]) {
+      const e = ok(parseEventLine(line));
+      expect(e.event_type).toMatch(/^(cowrie|honnypotter)\./);
+    }
+    const version = ok(parseEventLine(sampleLines("cowrie-2.9-honeybee-output.jsonl")[1]!));
+    expect(version.data.version).toBe("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u6");
+  });
+
+  test("the PHP forwarder's line: unix seconds, pot_id and pot_type fields, escaped slashes", () => {
+    const e = ok(parseEventLine(sampleLines("honnypotter-forwarder-output.jsonl")[0]!));
+    expect(e).toMatchObject({ pot_id: "honnypotter-01", pot_type: "honnypotter", event_type: "honnypotter.login.failed", ts: 1795309499000, src_ip: "127.0.0.1" });
+    expect(e.data).toMatchObject({ username: "admin", password: "hunter2", user_agent: "curl/7.88.1", request_uri: "/standalone.php" });
+  });
+
+  test("pot type falls back to the eventid prefix", () => {
+    expect(ok({ eventid: "cowrie.session.connect", src_ip: "10.0.0.1" }).pot_type).toBe("cowrie");
+    expect(ok({ eventid: "noprefix" }).pot_type).toBeNull();
+  });
+
+  test("PotEvent, event_type + data style", () => {
+    const e = ok({ node_id: 7, pot_id: "p1", pot_type: "cowrie", event_type: "cowrie.login.failed", timestamp: "2026-11-22T01:00:00Z", data: { src_ip: "1.2.3.4", username: "root" } });
+    expect(e).toEqual({ node_id: 7n, pot_id: "p1", pot_type: "cowrie", event_type: "cowrie.login.failed", ts: Date.parse("2026-11-22T01:00:00Z"), src_ip: "1.2.3.4", data: { username: "root" } });
+  });
+
+  test("PotEvent, event + message + metadata style", () => {
+    const e = ok({ node_id: 7, pot_id: "p1", event: "login", message: "failed login", metadata: { src_ip: "1.2.3.4", user: "x" }, timestamp: 1795309499 });
+    expect(e).toEqual({ node_id: 7n, pot_id: "p1", pot_type: null, event_type: "login", ts: 1795309499000, src_ip: "1.2.3.4", data: { message: "failed login", user: "x" } });
+  });
+
+  test("envelopes: PotEvent, PotLog, NodeEvent", () => {
+    const env = (kind: string, payload: unknown) => ({ version: 2, message: { [kind]: payload } });
+    expect(ok(env("PotEvent", { node_id: BIG, pot_id: "p", event_type: "x.y", data: {} })).node_id).toBe(BIG);
+    expect(ok(env("PotLog", { pot_id: "p", pot_type: "cowrie", log_type: "stderr", data: "boom", timestamp: 1795309499000 }))).toEqual({
+      node_id: null,
+      pot_id: "p",
+      pot_type: "cowrie",
+      event_type: "log.stderr",
+      ts: 1795309499000,
+      src_ip: null,
+      data: { line: "boom" },
+    });
+    expect(ok(env("NodeEvent", { Alarm: { description: "disk full" } }), ctx({ nodeId: 5n }))).toEqual({
+      node_id: 5n,
+      pot_id: null,
+      pot_type: null,
+      event_type: "node.alarm",
+      ts: NOW,
+      src_ip: null,
+      data: { description: "disk full" },
+    });
+  });
+
+  test("node_id: the event's own, else the sender's, else the registry's owner of the pot", () => {
+    const nodeOfPot = (p: string) => (p === "known" ? 99n : null);
+    expect(ok({ eventid: "a.b", pot_id: "known", node_id: 1 }, ctx({ nodeId: 2n, nodeOfPot })).node_id).toBe(1n);
+    expect(ok({ eventid: "a.b", pot_id: "known" }, ctx({ nodeId: 2n, nodeOfPot })).node_id).toBe(2n);
+    expect(ok({ eventid: "a.b", pot_id: "known" }, ctx({ nodeOfPot })).node_id).toBe(99n);
+    expect(ok({ eventid: "a.b", pot_id: "unknown" }, ctx({ nodeOfPot })).node_id).toBeNull();
+    expect(ok({ eventid: "a.b", node_id: "18446744073709551557" }).node_id).toBe(BIG);
+  });
+
+  test("timestamps: ISO, unix seconds, milliseconds, microseconds; missing or unreadable becomes the receive time", () => {
+    expect(ok({ eventid: "a.b", timestamp: "2026-11-22T01:07:41.947048Z" }).ts).toBe(Date.parse("2026-11-22T01:07:41.947Z"));
+    expect(ok({ eventid: "a.b", timestamp: 1795309499 }).ts).toBe(1795309499000);
+    expect(ok({ eventid: "a.b", timestamp: 1795309499.5 }).ts).toBe(1795309499500);
+    expect(ok({ eventid: "a.b", timestamp: 1795309499123 }).ts).toBe(1795309499123);
+    expect(ok({ eventid: "a.b", timestamp: "1795309499" }).ts).toBe(1795309499000);
+    expect(ok({ eventid: "a.b", timestamp: 1795309499123456 }).ts).toBe(1795309499123);
+    expect(ok({ eventid: "a.b", time: 1795309499.25 }).ts).toBe(1795309499250);
+    expect(ok({ eventid: "a.b" }).ts).toBe(NOW);
+    const bad = ok({ eventid: "a.b", timestamp: "yesterday" });
+    expect(bad.ts).toBe(NOW);
+    expect(bad.data.timestamp).toBe("yesterday");
+  });
+
+  test("parseTimestamp agrees with Date.parse on ISO forms", () => {
+    for (const s of ["2026-11-22T01:07:41Z", "2026-11-22T01:07:41.9Z", "2026-11-22T01:07:41.99Z", "2026-11-22T01:07:41.9999Z", "2026-11-22T01:07:41+02:00", "2026-11-22T01:07:41.5-01:30"]) {
+      expect(parseTimestamp(s)).toBe(Date.parse(s));
+    }
+    expect(parseTimestamp("2026-11-22T01:07:41")).toBe(Date.parse("2026-11-22T01:07:41Z"));
+    expect(parseTimestamp(-5)).toBeNull();
+    expect(parseTimestamp({})).toBeNull();
+  });
+
+  test("isoTime writes what toISOString writes", () => {
+    for (const ms of [0, 999, 1000, 1795309661947, 1795309661001, 1795309661010, 1795309662000, 253402300799999]) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  test("an unusable src_ip stays in data and the column is null", () => {
+    const e = ok({ eventid: "a.b", src_ip: "1.2.3.4\nx" });
+    expect(e.src_ip).toBeNull();
+    expect(e.data.src_ip).toBe("1.2.3.4\nx");
+  });
+
+  test("what is not an event is refused with a reason", () => {
+    const refuse = (v: unknown) => {
+      const r = normalise(v, ctx());
+      expect(r.ok).toBe(false);
+      return r.ok ? "" : r.error;
+    };
+    expect(refuse([1, 2])).toContain("JSON object");
+    expect(refuse("x")).toContain("JSON object");
+    expect(refuse({ hello: 1 })).toContain("not an event");
+    expect(refuse({ eventid: "" })).toContain("event type");
+    expect(refuse({ eventid: "a.b", node_id: -1 })).toContain("node_id");
+    expect(refuse({ eventid: "a.b", node_id: 2 ** 64 })).toContain("node_id");
+    expect(refuse({ eventid: "a.b", pot_id: { x: 1 } })).toContain("pot_id");
+    expect(refuse({ version: 3, message: { PotEvent: {} } })).toContain("version");
+    expect(refuse({ version: 2, message: { NodeRegistration: {} } })).toContain("unknown or unexpected");
+    expect(refuse({ version: 2, message: { NodeEvent: "Started" } })).toContain("EventStreamHello");
+  });
+});
+
+describe("parseEventLine keeps u64 node ids exact", () => {
+  test("the one node_id of a line, at the top or in an envelope", () => {
+    expect((parseEventLine('{"eventid":"a","node_id":18446744073709551557}') as any).node_id).toBe(BIG);
+    expect((parseEventLine('{"version":2,"message":{"PotEvent":{"node_id": 18446744073709551557,"event_type":"x"}}}') as any).message.PotEvent.node_id).toBe(BIG);
+    expect((parseEventLine('{"eventid":"a","node_id":42}') as any).node_id).toBe(42n);
+  });
+
+  test("several or nested node_ids take the exact reviver", () => {
+    const v = parseEventLine('{"eventid":"a","node_id":18446744073709551557,"data":{"node_id":18446744073709551556}}') as any;
+    expect(v.node_id).toBe(BIG);
+    expect(v.data.node_id).toBe(18446744073709551556n);
+  });
+
+  test("not JSON throws", () => {
+    expect(() => parseEventLine("{nope")).toThrow();
+  });
+});
