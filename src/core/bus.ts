@@ -22,10 +22,29 @@ export type BusListener = (msg: BusMessage) => void;
 
 export class MessageBus {
   private listeners = new Set<BusListener>();
+  private interests = new Map<BusListener, (kind: MessageKind) => boolean>();
 
-  subscribe(listener: BusListener): () => void {
+  /**
+   * `interested` tells, cheaply, whether the listener wants a kind right now (the live feed
+   * wants events only while a client subscribes to them), so publishers can skip building
+   * messages nobody takes.
+   */
+  subscribe(listener: BusListener, interested?: (kind: MessageKind) => boolean): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (interested) this.interests.set(listener, interested);
+    return () => {
+      this.listeners.delete(listener);
+      this.interests.delete(listener);
+    };
+  }
+
+  /** Whether any listener may want a message of this kind. */
+  wants(kind: MessageKind): boolean {
+    for (const l of this.listeners) {
+      const f = this.interests.get(l);
+      if (!f || f(kind)) return true;
+    }
+    return false;
   }
 
   publish(kind: MessageKind, payload: unknown, meta: BusMeta = {}): void {

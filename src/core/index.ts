@@ -76,7 +76,10 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
   const hub = new FeedHub();
-  bus.subscribe((m) => isFeedKind(m.kind) && hub.publish(m.kind, m.payload, m.meta));
+  bus.subscribe(
+    (m) => isFeedKind(m.kind) && hub.publish(m.kind, m.payload, m.meta),
+    (kind) => hub.wants(kind),
+  );
 
   const stoppers: (() => unknown)[] = [];
   const cleanup = async () => {

@@ -310,7 +310,7 @@ export class EventPipeline implements Ingest {
     this.counters.pending -= b.n;
     if (!lost) {
       this.counters.committed += b.n;
-      const publish = this.opts.bus.subscriberCount > 0;
+      const publish = this.opts.bus.wants("PotEvent");
       if (publish || this.cfg.log_events) {
         for (let i = 0; i < b.n; i++) {
           const rec = toRecord(firstId + i, b.events[i]!);
