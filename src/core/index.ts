@@ -123,7 +123,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false) }));

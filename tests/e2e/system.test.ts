@@ -73,10 +73,10 @@ test.skipIf(!haveClients)("install both kinds over the WebSocket, attack them, s
       ["cowrie.session.closed", "ssh-01"],
       ["honnypotter.login.failed", "web-01"],
     ];
-    const events = await until(async () => {
+    const events = (await until(async () => {
       const list = ((await getJson(`${core.api}/api/v1/events?limit=500`)).body.events as any[]).filter((e) => e.pot_id === "ssh-01" || e.pot_id === "web-01");
       return wanted.every(([type, pot]) => list.some((e) => e.event_type === type && e.pot_id === pot)) && list;
-    }, "the attack's events in REST");
+    }, "the attack's events in REST")) as any[];
     for (const e of events) expect(e).toMatchObject({ node_id: node.nodeId, src_ip: "127.0.0.1" });
     expect(events.find((e) => e.event_type === "cowrie.login.failed").data).toMatchObject({ username: "root", password: "not-the-password" });
     expect(events.find((e) => e.event_type === "honnypotter.login.failed").data).toMatchObject({ username: "admin", password: "hunter2", request_uri: "/standalone.php" });

@@ -3,7 +3,7 @@ import pino from "pino";
 import { Writable } from "node:stream";
 import { ConfigError } from "../../src/config";
 import { sha256 } from "../../src/core/auth";
-import { BIG_ID, WsClient, getJson, registerNode, startTestCore } from "../helpers";
+import { BIG_ID, WsClient, getJson, registerNode, startTestCore, until } from "../helpers";
 
 const READ = "hb_read_token_for_tests_0123456789";
 const OPERATOR = "hb_operator_token_for_tests_987654";
@@ -126,6 +126,7 @@ describe("rate and connection limits", () => {
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
     expect(statuses.slice(10)).toEqual(Array(5).fill(429));
     expect(Number(retryAfter)).toBeGreaterThan(0);
+    expect(core.security.stats().rate_limited.api).toBe(5);
   });
 
   test("WebSocket commands past the limit are refused with rate_limited", async () => {
@@ -160,6 +161,9 @@ describe("rate and connection limits", () => {
     using w2 = await WsClient.connect(core.ws);
     expect(WsClient.connect(core.ws)).rejects.toThrow();
     expect([a, b, w1, w2].length).toBe(4);
+    await until(() => core.security.stats().connections_refused.ws === 1, "the refusal counted");
+    const stats = await getJson(`${core.api}/api/v1/stats`);
+    expect(stats.body.security.connections_refused).toEqual({ node: 1, events: 0, ws: 1 });
   });
 });
 

@@ -10,7 +10,7 @@ import { NodeId } from "../../protocol/types";
 import { parseTimestamp } from "../ingest/normalise";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
-import { statsApi } from "./stats";
+import { statsApi, type Stats } from "./stats";
 
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
@@ -74,7 +74,7 @@ export function toEventRecord(r: EventRow): EventRecord {
   return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest }) => {
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"] }) => {
   const queries = new EventQueries(deps.db);
   return new Elysia({ name: "events" })
     .get(
@@ -123,5 +123,5 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest }) => {
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest }));
+    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security }));
 };

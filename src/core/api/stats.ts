@@ -30,6 +30,19 @@ export const Stats = t.Object(
       },
       { description: "Counters of this Core process." },
     ),
+    security: t.Object(
+      {
+        auth_enabled: t.Boolean({ description: "API tokens are configured." }),
+        node_auth_enabled: t.Boolean({ description: "Nodes must enroll and prove themselves with TOTP." }),
+        tls: t.Boolean(),
+        auth_failures: t.Integer({ description: "Requests with a missing or invalid API token." }),
+        forbidden: t.Integer({ description: "Requests or commands refused for the token's role." }),
+        node_auth_failures: t.Integer({ description: "Refused node registrations and event streams." }),
+        rate_limited: t.Object({ api: t.Integer(), ws_commands: t.Integer() }),
+        connections_refused: t.Object({ node: t.Integer(), events: t.Integer(), ws: t.Integer() }),
+      },
+      { description: "What the security layer refused since Core started." },
+    ),
     top: t.Object({
       src_ips: TopList("source addresses", [{ value: "203.0.113.7", count: 5120 }]),
       usernames: TopList("usernames tried", [{ value: "root", count: 3311 }]),
@@ -44,6 +57,16 @@ export const Stats = t.Object(
       window_start: "2026-11-21T01:00:00.000Z",
       window_events: 61_204,
       ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0 },
+      security: {
+        auth_enabled: true,
+        node_auth_enabled: true,
+        tls: true,
+        auth_failures: 4,
+        forbidden: 1,
+        node_auth_failures: 0,
+        rate_limited: { api: 12, ws_commands: 0 },
+        connections_refused: { node: 0, events: 0, ws: 0 },
+      },
       top: {
         src_ips: [{ value: "203.0.113.7", count: 5120 }],
         usernames: [{ value: "root", count: 3311 }],
@@ -54,6 +77,8 @@ export const Stats = t.Object(
   },
 );
 
+export type Stats = typeof Stats.static;
+
 export function parseWindow(raw: string): number {
   const m = WINDOW.exec(raw);
   const hours = m ? Number(m[1]) * (m[2] === "d" ? 24 : 1) : NaN;
@@ -61,7 +86,7 @@ export function parseWindow(raw: string): number {
   return hours * 3_600_000;
 }
 
-export const statsApi = (deps: { queries: EventQueries; ingest: Ingest }) =>
+export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"] }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     ({ query }) => {
@@ -74,6 +99,7 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest }) =>
         window_start: new Date(s.windowStart).toISOString(),
         window_events: s.windowEvents,
         ingest: { received, committed, rejected, connections, pending },
+        security: deps.security(),
         top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
       };
     },
