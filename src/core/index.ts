@@ -8,6 +8,7 @@ import { openDatabase } from "../db";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
 import { createApi } from "./api";
+import { PortInUseError, bindOrExplain } from "../net/bind";
 import { Security } from "./auth";
 import { tlsOptions } from "./tls";
 import { catalogueApi } from "./api/catalogue";
@@ -39,27 +40,7 @@ export interface CoreHandle {
   stop(): Promise<void>;
 }
 
-export class PortInUseError extends Error {
-  constructor(
-    readonly key: string,
-    readonly port: number,
-    host: string,
-  ) {
-    super(`cannot listen on ${host}:${port} (${key}): the port is already in use; stop the other process or choose another port with --${key.replace(/_/g, "-")}`);
-    this.name = "PortInUseError";
-  }
-}
-
-/** Runs `listen`, turning "address in use" into an error that names the port and its flag. */
-export function bindOrExplain<T>(key: string, host: string, port: number, listen: () => T): T {
-  try {
-    return listen();
-  } catch (e) {
-    const err = e as { code?: string; message?: string };
-    if (err.code === "EADDRINUSE" || /in use|EADDRINUSE/i.test(err.message ?? "")) throw new PortInUseError(key, port, host);
-    throw e;
-  }
-}
+export { PortInUseError, bindOrExplain };
 
 export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Logger): Promise<CoreHandle> {
   const config = defaultCoreConfig(overrides);

@@ -7,6 +7,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../config";
+import { bindOrExplain } from "../net/bind";
 import { PACKAGE_ROOT } from "../catalogue/paths";
 import { createLogger, type Logger } from "../log";
 import { defaultNodeConfig, eventsAddress, gitAllowList, hostPort, type NodeConfig } from "./config";
@@ -76,7 +77,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     });
     cleanups.push(() => spool.close());
 
-    const relay = listenOrExplain(config, () =>
+    const relay = bindOrExplain("relay_port", config.relay_host, config.relay_port, () =>
       startRelay({
         host: config.relay_host,
         port: config.relay_port,
@@ -240,16 +241,4 @@ function reachable(host: string): string {
   if (host === "0.0.0.0") return "127.0.0.1";
   if (host === "::" || host === "[::]") return "::1";
   return host;
-}
-
-function listenOrExplain(config: NodeConfig, listen: () => RelayHandle): RelayHandle {
-  try {
-    return listen();
-  } catch (e) {
-    const err = e as { code?: string; message?: string };
-    if (err.code === "EADDRINUSE" || /in use/i.test(err.message ?? "")) {
-      throw new ConfigError(`cannot listen on ${config.relay_host}:${config.relay_port} for the event relay: the port is already in use; choose another with --relay-port`);
-    }
-    throw e;
-  }
 }
