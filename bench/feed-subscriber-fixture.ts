@@ -8,28 +8,41 @@ const [url, countArg, sampleArg] = process.argv.slice(2);
 const count = Number(countArg);
 const sampleEvery = Number(sampleArg ?? 20);
 let received = 0;
+let lastAt = 0;
 let closed = 0;
 let open = 0;
+let failed = 0;
 const latencies: number[] = [];
 const now = () => performance.timeOrigin + performance.now();
 const SENT_AT = /"sent_at":([\d.]+)/;
 
 for (let i = 0; i < count; i++) {
   const ws = new WebSocket(url!);
-  ws.onopen = () => {
-    if (++open === count) console.log(JSON.stringify({ ready: true }));
+  let settled = false;
+  const settle = (ok: boolean) => {
+    if (settled) return;
+    settled = true;
+    if (ok) open++;
+    else failed++;
+    if (open + failed === count) console.log(JSON.stringify({ ready: true, open, failed }));
   };
+  ws.onopen = () => settle(true);
+  ws.onerror = () => settle(false);
   ws.onmessage = (e) => {
+    lastAt = Date.now();
     if (++received % sampleEvery === 0) {
       const m = SENT_AT.exec(e.data as string);
       if (m) latencies.push(now() - Number(m[1]));
     }
   };
-  ws.onclose = () => closed++;
+  ws.onclose = () => {
+    closed++;
+    settle(false);
+  };
 }
 
 const report = () => {
-  console.log(JSON.stringify({ received, closed, latencies }));
+  console.log(JSON.stringify({ received, closed, lastAt, latencies }));
   process.exit(0);
 };
 process.on("SIGTERM", report);

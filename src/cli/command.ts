@@ -41,6 +41,7 @@ export function withConnection(cmd: Command): Command {
   cmd
     .addOption(new Option("--api <url>", "Core's REST API").env("HONEYBEE_API").default(DEFAULT_API))
     .addOption(new Option("--ws <url>", "Core's WebSocket proxy").env("HONEYBEE_WS").default(DEFAULT_WS))
+    .addOption(new Option("--token <token>", "API token, when Core has tokens configured").env("HONEYBEE_TOKEN"))
     .option("--json", "print JSON for scripts instead of a table");
   return oneLineErrors(cmd);
 }
@@ -53,13 +54,13 @@ export function withConnection(cmd: Command): Command {
 export function action<O extends object>(run: (ctx: Ctx, args: string[], opts: O, cmd: Command) => Promise<void>) {
   return async (...params: unknown[]): Promise<void> => {
     const cmd = params[params.length - 1] as Command;
-    const opts = cmd.opts() as O & { api?: string; ws?: string; json?: boolean };
+    const opts = cmd.opts() as O & { api?: string; ws?: string; token?: string; json?: boolean };
     try {
       const json = opts.json === true;
       const ctx: Ctx = {
-        api: new ApiClient(baseUrl(opts.api ?? DEFAULT_API, ["http:", "https:"], "--api"), process.env.HONEYBEE_TOKEN || undefined),
+        api: new ApiClient(baseUrl(opts.api ?? DEFAULT_API, ["http:", "https:"], "--api"), opts.token || undefined),
         ws: baseUrl(opts.ws ?? DEFAULT_WS, ["ws:", "wss:"], "--ws"),
-        token: process.env.HONEYBEE_TOKEN || undefined,
+        token: opts.token || undefined,
         json,
         width: process.stdout.isTTY ? process.stdout.columns : undefined,
         out: (text) => void process.stdout.write(text + "\n"),

@@ -24,6 +24,7 @@ describe("HONEYBEE_TOKEN against a Core that checks API tokens", () => {
 
     const asReader = { HONEYBEE_TOKEN: READ };
     expect((await cli(["nodes", "--json"], core, asReader)).json.nodes).toHaveLength(1);
+    expect((await cli(["nodes", "--json", "--token", READ], core)).json.nodes).toHaveLength(1);
     expect(await cli(["stop", "sensor-1", "ssh-01"], core, asReader)).toMatchObject({ code: 1, stderr: 'honeybee: token "viewer" has role read; this needs operator\n' });
 
     // The live feed takes the token too: a follower, then a command watched to its end.
