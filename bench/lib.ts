@@ -49,6 +49,8 @@ export async function wrk(url: string, seconds: number, connections = 32): Promi
   await proc.exited;
   const m = out.match(/Requests\/sec:\s+([\d.]+)/);
   if (!m) throw new Error(`wrk printed no rate: ${out}`);
+  // A rate of error answers (429s, 500s) would measure the wrong thing.
+  if (/Non-2xx or 3xx responses/.test(out)) throw new Error(`wrk saw error responses from ${url}: ${out}`);
   return Number(m[1]);
 }
 

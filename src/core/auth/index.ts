@@ -65,12 +65,14 @@ export class Security {
     return `INSECURE: ${message}`;
   }
 
-  /** Establishes who is asking and whether they may; `needed` null means an open path. */
-  authorize(req: Request, url: URL, address: string, needed: Role | null): AuthOutcome {
+  /** Establishes who is asking over REST and whether they may (rate limit, token, role). */
+  authorize(req: Request, path: string, address: string): AuthOutcome {
     const wait = this.api.take(address);
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
-    if (!this.tokens.enabled || needed === null) return { ok: true, principal: ANONYMOUS };
-    return this.authenticate(req, url, address, needed);
+    if (!this.tokens.enabled) return { ok: true, principal: ANONYMOUS };
+    const needed = requiredRole(req.method, path);
+    if (needed === null) return { ok: true, principal: ANONYMOUS };
+    return this.authenticate(req, new URL(req.url), address, needed);
   }
 
   authenticate(req: Request, url: URL, address: string, needed: Role): AuthOutcome {

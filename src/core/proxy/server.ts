@@ -117,7 +117,7 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
       const parsed = parseFeedFilter(url.searchParams);
       if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
       const remote = srv.requestIP(req)?.address ?? "unknown";
-      const auth = security.authorize(req, url, remote, "read");
+      const auth = security.authorize(req, url.pathname, remote);
       if (!auth.ok) {
         const headers: Record<string, string> = auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
         return Response.json({ error: { code: auth.code, message: auth.message } }, { status: auth.status, headers });
