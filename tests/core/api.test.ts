@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { BIG_ID, getJson, registerNode, startTestCore } from "../helpers";
 
 describe("REST API", () => {
@@ -44,5 +45,14 @@ describe("REST API", () => {
     const node = doc.paths["/api/v1/nodes/{node_id}"].get.responses["200"].content["application/json"].schema;
     expect(node.properties.node_id).toMatchObject({ type: "integer", format: "uint64" });
     expect(Object.keys(doc.paths).filter((p) => p.startsWith("/swagger"))).toEqual([]);
+  });
+
+  test("GET /swagger/json is a valid OpenAPI 3 document", async () => {
+    await using core = await startTestCore({ tokens: [{ name: "a", role: "read", sha256: "0".repeat(64) }] });
+    const doc = (await getJson(`${core.api}/swagger/json`)).body;
+    const result = await new Validator().validate(JSON.parse(JSON.stringify(doc, (_k, v) => (typeof v === "bigint" ? Number(v) : v))));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.paths["/api/v1/nodes/{node_id}"].get.responses["200"].content["application/json"].example.node_id).toBe(18446744073709551557n);
   });
 });

@@ -9,6 +9,7 @@ import { stringify } from "../../protocol/json";
 import type { Security } from "../auth";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { ApiError, errorBody } from "./errors";
+import { completeOpenApi } from "./openapi";
 import { Health } from "./model";
 import { swaggerUi } from "./swagger-ui";
 
@@ -85,8 +86,9 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
       return json(500, errorBody("internal", "internal error; see Core's log"));
     })
     // bigint ids must reach the wire as exact integers, which JSON.stringify cannot do.
-    .mapResponse({ as: "global" }, ({ response, set }) => {
+    .mapResponse({ as: "global" }, ({ response, set, request }) => {
       if (response === null || typeof response !== "object" || response instanceof Response || response instanceof Blob) return;
+      if (pathOf(request.url) === "/swagger/json") return json(200, completeOpenApi(response as Record<string, unknown>));
       return json(typeof set.status === "number" ? set.status : 200, response);
     })
     .use(
