@@ -5,28 +5,28 @@
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
-import { RegistryStore } from "../db/registry-store";
-import { createLogger, type Logger } from "../log";
-import { createApi } from "./api";
-import { PortInUseError, bindOrExplain } from "../net/bind";
-import { Security } from "./auth";
-import { tlsOptions } from "./tls";
-import { catalogueApi } from "./api/catalogue";
-import { commandsApi } from "./api/commands";
-import { nodesApi } from "./api/nodes";
-import { streamApi } from "./api/stream";
 import { CommandStore } from "../db/command-store";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
-import { CommandRouter, type IssueResult } from "./commands/router";
+import { RegistryStore } from "../db/registry-store";
+import { createLogger, type Logger } from "../log";
+import { PortInUseError, bindOrExplain } from "../net/bind";
 import type { CommandAck } from "../protocol/messages";
+import { createApi } from "./api";
+import { catalogueApi } from "./api/catalogue";
+import { commandsApi } from "./api/commands";
+import { eventsApi } from "./api/events";
+import { nodesApi } from "./api/nodes";
+import { streamApi } from "./api/stream";
+import { Security } from "./auth";
+import { MessageBus } from "./bus";
+import { CommandRouter, type IssueResult } from "./commands/router";
+import { createIngest, startEventSocket } from "./ingest";
+import { startNodeChannel } from "./node-channel";
 import { FeedHub } from "./proxy/feed-hub";
 import { startProxy, type ProxyHandle } from "./proxy/server";
 import { isFeedKind } from "./proxy/topics";
-import { MessageBus } from "./bus";
-import { eventsApi } from "./api/events";
-import { createIngest, startEventSocket } from "./ingest";
-import { startNodeChannel } from "./node-channel";
 import { Registry } from "./registry";
+import { tlsOptions } from "./tls";
 
 export interface CoreHandle {
   readonly config: CoreConfig;
