@@ -127,3 +127,32 @@ describe("proxy as its own process", () => {
     }
   });
 });
+
+test("`honeybee proxy --backend` as its own process relays the live feed", async () => {
+  await using core = await startTestCore();
+  const { BUN, ROOT } = await import("../helpers");
+  const proc = Bun.spawn([BUN, `${ROOT}/src/main.ts`, "proxy", "--backend", `ws://127.0.0.1:${core.ports.api}`, "--ws-port", "0", "--log-level", "info"], { stdout: "pipe", stderr: "pipe" });
+  try {
+    const reader = proc.stdout.getReader();
+    let text = "";
+    let port = 0;
+    let connected = false;
+    // Its log says where it listens, and when the backend stream is up.
+    while (!port || !connected) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`proxy exited: ${text}${await new Response(proc.stderr).text()}`);
+      text += new TextDecoder().decode(value);
+      for (const line of text.split("\n")) {
+        if (line.includes('"proxy started"')) port = JSON.parse(line).port;
+        if (line.includes("connected to Core's backend stream")) connected = true;
+      }
+    }
+    using client = await WsClient.connect(`ws://127.0.0.1:${port}/?kinds=NodeRegistration`);
+    using node = await registerNode(core);
+    expect(await client.nextKind("NodeRegistration")).toMatchObject({ node_id: BIG_ID, node_name: "sensor-1" });
+    expect(node).toBeDefined();
+  } finally {
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  }
+});
