@@ -93,6 +93,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         ingest,
         config,
         security: { nodeAuth: security.nodeAuth, connections: security.connections.events, loopbackUnauthenticated: config.events_loopback_unauthenticated },
+        isNodeAt: (nodeId, address) => registry.link(nodeId)?.remoteAddress === address,
         tls: tlsOptions(config, true),
         logger: log.child({ component: "event-socket" }),
       }),

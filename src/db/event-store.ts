@@ -49,6 +49,8 @@ export interface EventBatch {
   credCounts: string;
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
+  /** Node spool positions this batch commits (`spool:<node>:<spool>`, position). */
+  spools: [string, number][];
 }
 
 /** Counts per hour bucket per key, kept in memory between flushes. */
@@ -227,6 +229,8 @@ export class EventWriter {
     let newKeys: string[] = [];
     this.db.transaction(() => {
       for (const s of b.newSources) this.insertSource.run(s);
+      // In the same transaction as the events: a position is stored exactly when its events are.
+      for (const [key, value] of b.spools) this.setMeta.run({ key, value });
       for (const t of b.newTypes) this.insertType.run(t);
       let id = firstId;
       for (let i = 0; i < b.n; i++, id++) {
@@ -454,6 +458,12 @@ export class EventQueries {
   };
 
   constructor(private readonly db: Db) {}
+
+  /** Committed positions of node spools, kept in event_meta under `spool:<node>:<spool>`. */
+  spoolPositions(): Map<string, number> {
+    const rows = this.db.select().from(eventMeta).where(sql`${eventMeta.key} like 'spool:%'`).all();
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
 
   dictionaries(): { sources: SourceEntry[]; types: TypeEntry[] } {
     return { sources: this.db.select().from(eventSources).all(), types: this.db.select().from(eventTypes).all() };

@@ -27,6 +27,7 @@ export const Stats = t.Object(
         rejected: t.Integer({ description: "Messages skipped as bad input since Core started." }),
         connections: t.Integer({ description: "Open event socket connections." }),
         pending: t.Integer({ description: "Events received and not yet committed." }),
+        duplicates: t.Integer({ description: "Lines a node sent again after a reconnect that were already committed, skipped." }),
       },
       { description: "Counters of this Core process." },
     ),
@@ -56,7 +57,7 @@ export const Stats = t.Object(
       window: "24h",
       window_start: "2026-11-21T01:00:00.000Z",
       window_events: 61_204,
-      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0 },
+      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0, duplicates: 0 },
       security: {
         auth_enabled: true,
         node_auth_enabled: true,
@@ -92,13 +93,13 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
     ({ query }) => {
       const window = query.window ?? "24h";
       const s = deps.queries.stats(parseWindow(window), query.top ?? 10);
-      const { received, committed, rejected, connections, pending } = deps.ingest.counters;
+      const { received, committed, rejected, connections, pending, duplicates } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,
         window,
         window_start: new Date(s.windowStart).toISOString(),
         window_events: s.windowEvents,
-        ingest: { received, committed, rejected, connections, pending },
+        ingest: { received, committed, rejected, connections, pending, duplicates },
         security: deps.security(),
         top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
       };

@@ -39,6 +39,11 @@ export interface EventSocketOptions {
   /** Node authentication and connection limits; absent means open (SPEC.md's default). */
   security?: EventSocketSecurity;
   tls?: TlsOptions;
+  /**
+   * Whether an unauthenticated hello may name this node's spool: only a sender that is the
+   * node (its control connection comes from the same address) may make Core skip lines.
+   */
+  isNodeAt?: (nodeId: bigint, address: string) => boolean;
 }
 
 export interface EventSocketSecurity {
@@ -60,6 +65,10 @@ interface Conn extends NormaliseContext {
   /** Node authentication is on and this stream has not proven itself yet. */
   mustAuthenticate: boolean;
   refused: boolean;
+  /** Lines that arrived while the spool's committed position was being settled. */
+  held: string[] | null;
+  /** Spool positions up to this one are committed already: their lines are repeats. */
+  skipThrough: number;
   remote: string;
   splitter: LineSplitter;
   sink: LineSink;
@@ -95,7 +104,12 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
       if (c.mustAuthenticate) return refuse(c, "EventStreamHello with node_id and totp_code must come first: this Core authenticates nodes");
     }
     if (c.refused) return;
+    if (c.held) {
+      c.held.push(text);
+      return;
+    }
     c.tag.lineNo++;
+    if (c.tag.spool && c.tag.spool.first + c.tag.lineNo <= c.skipThrough) return ingest.skipDuplicate(c.tag);
     let value: unknown;
     try {
       value = parseEventLine(text);
@@ -124,6 +138,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     const msg = decodeEnvelope(value, HELLO);
     if (!msg.ok || msg.kind !== "EventStreamHello") return false;
+    const authenticated = c.mustAuthenticate;
     if (c.mustAuthenticate) {
       const auth = opts.security!.nodeAuth.eventStream(msg.payload.node_id, msg.payload.totp_code, c.address);
       if (!auth.ok) {
@@ -134,6 +149,30 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     c.nodeId = msg.payload.node_id ?? null;
     c.acks = msg.payload.acks === true;
+    const { spool_id, first_seq } = msg.payload as { spool_id?: unknown; first_seq?: unknown };
+    if (
+      c.nodeId !== null &&
+      typeof spool_id === "string" &&
+      spool_id.length > 0 &&
+      spool_id.length <= 128 &&
+      Number.isSafeInteger(first_seq) &&
+      (first_seq as number) >= 0 &&
+      (authenticated || opts.isNodeAt?.(c.nodeId, c.address))
+    ) {
+      const key = `spool:${c.nodeId}:${spool_id}`;
+      c.tag.spool = { key, first: first_seq as number };
+      // Lines of this spool's previous connection may still be on their way to the disk; once
+      // they are committed, the committed position is final and repeats can be told apart.
+      c.held = [];
+      c.socket.pause();
+      void ingest.flush().then(() => {
+        c.skipThrough = ingest.spoolCommitted(key);
+        const held = c.held ?? [];
+        c.held = null;
+        for (const line of held) onLine(c, line);
+        if (!c.paused) c.socket.resume();
+      });
+    }
     logger.debug({ remote: c.remote, node_id: c.nodeId?.toString(), acks: c.acks }, "event stream opened");
     return true;
   };
@@ -182,6 +221,8 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
           address: socket.remoteAddress,
           mustAuthenticate: !!sec?.nodeAuth.enabled && !(loopback && sec.loopbackUnauthenticated),
           refused: false,
+          held: null,
+          skipThrough: 0,
           remote: `${socket.remoteAddress}:${socket.remotePort}`,
           splitter: new LineSplitter(maxBytes),
           sink: null as unknown as LineSink,

@@ -35,6 +35,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     logger: deps.logger,
     nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),
     dictionaries: new EventQueries(deps.db).dictionaries(),
+    spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,
   });
 }

@@ -45,6 +45,8 @@ export interface PipelineOptions {
   logger: Logger;
   nodeOfPot(potId: string): bigint | null;
   dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
+  /** Committed spool positions stored by earlier runs. */
+  spools?: Map<string, number>;
   /** Test hook: awaited before each batch goes to the writer, to stall it. */
   writerGate?: () => Promise<void>;
   /** Pause before re-sending batches whose write failed (a full disk, a locked database). */
@@ -57,7 +59,9 @@ const RETENTION_CHUNK = 2000;
 const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
-  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0 };
+  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0 };
+  /** Last committed spool position per node spool, loaded at start and moved by each commit. */
+  private readonly spools: Map<string, number>;
   private readonly log: Logger;
   private readonly warn: RateLimitedLog;
   private readonly cfg: PipelineOptions["config"];
@@ -87,6 +91,7 @@ export class EventPipeline implements Ingest {
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly opts: PipelineOptions) {
+    this.spools = new Map(opts.spools ?? []);
     this.cfg = opts.config;
     this.log = opts.logger;
     this.warn = new RateLimitedLog(opts.logger);
@@ -178,6 +183,15 @@ export class EventPipeline implements Ingest {
     this.counters.rejected++;
     this.warn.warn(`${remote}:${code}`, { remote, code }, `skipped input that is not an event: ${message}`);
     if (tag && tag.outstanding === 0) tag.settled(tag.lineNo);
+  }
+
+  spoolCommitted(key: string): number {
+    return this.spools.get(key) ?? 0;
+  }
+
+  skipDuplicate(tag: StreamTag): void {
+    this.counters.duplicates++;
+    if (tag.outstanding === 0) tag.settled(tag.lineNo);
   }
 
   private scheduleSeal(ms: number): void {
@@ -319,6 +333,7 @@ export class EventPipeline implements Ingest {
         }
       }
     }
+    if (!lost) for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
       // With nothing of the stream left in flight, every line it sent so far is settled
@@ -401,7 +416,15 @@ function toWire(b: Batch): EventBatch {
           ]),
     newSources: b.newSources,
     newTypes: b.newTypes,
+    spools: spoolPositions(b),
   };
+}
+
+/** The spool position each node stream of a batch reaches (its last line in the batch). */
+function spoolPositions(b: Batch): [string, number][] {
+  const out: [string, number][] = [];
+  for (const [tag, line] of b.tags) if (tag.spool) out.push([tag.spool.key, tag.spool.first + line]);
+  return out;
 }
 
 /** JSON text of an event's data; `stringify` (exact bigints) only when plain JSON cannot. */

@@ -23,6 +23,8 @@ export interface IngestCounters {
   connections: number;
   /** Received and not yet committed: the memory that backpressure bounds. */
   pending: number;
+  /** Lines a node sent again after a reconnect that were already committed: skipped. */
+  duplicates: number;
 }
 
 export interface Ingest {
@@ -49,6 +51,10 @@ export interface Ingest {
   onPressure(listener: (overloaded: boolean) => void): () => void;
   /** The node a pot belongs to, for events that do not say. */
   nodeOfPot(potId: string): bigint | null;
+  /** The last committed position of a node's spool (`spool:<node_id>:<spool_id>`), 0 if none. */
+  spoolCommitted(key: string): number;
+  /** Counts a line skipped as already committed, and settles it like any other line. */
+  skipDuplicate(tag: StreamTag): void;
 }
 
 /**
@@ -58,6 +64,12 @@ export interface Ingest {
  */
 export interface StreamTag {
   lineNo: number;
+  /**
+   * A node's spool stream: line L is the spool's event `first + L`. Committed positions are
+   * stored with each batch, so a node that resends what Core committed but could not
+   * acknowledge (Core died in between) is not stored twice.
+   */
+  spool?: { key: string; first: number };
   /** Batches not yet committed that hold events of this stream. */
   outstanding: number;
   settled(seq: number): void;
