@@ -68,6 +68,13 @@ export class ConfigError extends Error {
 
 const KEYS = Object.keys(CoreConfig.properties) as (keyof CoreConfig)[];
 
+/** Commander's camelCase option names to config keys (`apiPort` -> `api_port`), unset ones dropped. */
+export function flagsToConfig(opts: Record<string, unknown>): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(opts)) if (v !== undefined) flags[k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] = v;
+  return flags;
+}
+
 /** Reads HONEYBEE_<KEY> variables for the keys of a schema. */
 export function fromEnv(keys: readonly string[], env: Record<string, string | undefined> = process.env): Record<string, string> {
   const out: Record<string, string> = {};

@@ -3,7 +3,7 @@
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ConfigError, loadCoreConfig } from "./config";
+import { ConfigError, flagsToConfig, loadCoreConfig } from "./config";
 import { Security, newToken, sha256 } from "./core/auth";
 import { PortInUseError, bindOrExplain, startCore } from "./core";
 import { startStandaloneProxy } from "./core/proxy/standalone";
@@ -90,12 +90,6 @@ program
     console.log(JSON.stringify({ token, entry: { name: opts.name, role: opts.role, sha256: sha256(token) } }, null, 2));
   });
 
-/** Commander's camelCase option names to config keys (`apiPort` -> `api_port`). */
-function flagsToConfig(opts: Record<string, string | undefined>): Record<string, unknown> {
-  const flags: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(opts)) if (v !== undefined) flags[k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] = v;
-  return flags;
-}
 
 registerNodeCommand(program);
 registerCliCommands(program);

@@ -3,6 +3,7 @@
  * SIGINT/SIGTERM, when it stops its honeypots and says NodeDrop before exiting.
  */
 import type { Command } from "commander";
+import { flagsToConfig } from "../config";
 import { createLogger } from "../log";
 import { stopOnSignals } from "../signals";
 import { startNode } from "./agent";
@@ -38,9 +39,7 @@ export function registerNodeCommand(program: Command): void {
     .option("--tls-key <file>", "PEM key of --tls-cert")
     .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default info)")
     .action(async (opts: Record<string, string | undefined>) => {
-      const flags: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(opts)) if (v !== undefined) flags[k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())] = v;
-      const config = loadNodeConfig(flags);
+      const config = loadNodeConfig(flagsToConfig(opts));
       const node = await startNode(config, createLogger(config.log_level));
       stopOnSignals(() => node.stop(), "honeybee node");
     });

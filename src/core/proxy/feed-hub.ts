@@ -29,23 +29,25 @@ export class FeedHub {
     const topics = subscriptionTopics(filter);
     for (const t of topics) {
       ws.subscribe(t);
-      this.topicRefs.set(t, (this.topicRefs.get(t) ?? 0) + 1);
-      const kind = t.split("|", 1)[0]!;
-      this.kindRefs.set(kind, (this.kindRefs.get(kind) ?? 0) + 1);
+      this.count(t, 1);
     }
     return topics;
   }
 
   /** Forgets a closed socket's topics (Bun drops its subscriptions itself). */
   leave(topics: string[]): void {
-    for (const t of topics) {
-      const n = (this.topicRefs.get(t) ?? 1) - 1;
-      if (n <= 0) this.topicRefs.delete(t);
-      else this.topicRefs.set(t, n);
-      const kind = t.split("|", 1)[0]!;
-      const k = (this.kindRefs.get(kind) ?? 1) - 1;
-      if (k <= 0) this.kindRefs.delete(kind);
-      else this.kindRefs.set(kind, k);
+    for (const t of topics) this.count(t, -1);
+  }
+
+  /** Moves a topic's and its kind's subscriber counts; a count of 0 is removed. */
+  private count(topic: string, delta: 1 | -1): void {
+    for (const [map, key] of [
+      [this.topicRefs, topic],
+      [this.kindRefs, topic.split("|", 1)[0]!],
+    ] as const) {
+      const n = (map.get(key) ?? 0) + delta;
+      if (n <= 0) map.delete(key);
+      else map.set(key, n);
     }
   }
 
