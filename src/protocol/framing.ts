@@ -30,7 +30,7 @@ export class LineSplitter {
   }
 
   push(chunk: Uint8Array, sink: LineSink): void {
-    let buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
     if (this.skipping) {
       const nl = buf.indexOf(10);
@@ -42,29 +42,65 @@ export class LineSplitter {
       sink.oversized(this.skipped + nl);
       start = nl + 1;
     } else if (this.rest) {
-      buf = Buffer.concat([this.rest, buf]);
-      this.rest = null;
-    }
-    for (;;) {
-      const nl = buf.indexOf(10, start);
-      if (nl < 0) break;
-      const len = nl - start;
-      if (len > this.maxMessageBytes) sink.oversized(len);
-      else if (len > 0) {
-        const end = buf[nl - 1] === 13 ? nl - 1 : nl;
-        if (end > start) sink.line(buf.toString("utf8", start, end));
+      // Only the unfinished line is joined with the head of the chunk, not the whole chunk.
+      const nl = buf.indexOf(10);
+      if (nl < 0) {
+        this.hold(Buffer.concat([this.rest, buf]), true);
+        return;
       }
+      const line = Buffer.concat([this.rest, buf.subarray(0, nl)]);
+      this.rest = null;
+      this.linesOf(line, 0, line.length, sink);
       start = nl + 1;
     }
-    const left = buf.length - start;
-    if (left === 0) return;
-    if (left > this.maxMessageBytes) {
+    const last = buf.lastIndexOf(10);
+    if (last >= start) {
+      this.linesOf(buf, start, last, sink);
+      start = last + 1;
+    }
+    if (start < buf.length) this.hold(buf.subarray(start), false);
+  }
+
+  /**
+   * Emits the lines of `buf[start, end)` (newline-separated, no final newline). The common
+   * case, a range no longer than the limit, is decoded once and split as text: decoding each
+   * line on its own costs more than the rest of the framing together (measured).
+   */
+  private linesOf(buf: Buffer, start: number, end: number, sink: LineSink): void {
+    if (end - start > this.maxMessageBytes) return this.linesChecked(buf, start, end, sink);
+    const text = buf.toString("utf8", start, end);
+    let from = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", from);
+      const to = nl < 0 ? text.length : nl;
+      const trimmed = to > from && text.charCodeAt(to - 1) === 13 ? to - 1 : to;
+      if (trimmed > from) sink.line(text.slice(from, trimmed));
+      if (nl < 0) return;
+      from = nl + 1;
+    }
+  }
+
+  /** Like `linesOf`, measuring each line in bytes against the limit. */
+  private linesChecked(buf: Buffer, start: number, end: number, sink: LineSink): void {
+    while (start <= end) {
+      let nl = buf.indexOf(10, start);
+      if (nl < 0 || nl > end) nl = end;
+      const len = nl - start;
+      if (len > this.maxMessageBytes) sink.oversized(len);
+      else if (len > 0) this.linesOf(buf, start, nl, sink);
+      start = nl + 1;
+    }
+  }
+
+  /** Keeps an unfinished line for the next chunk; copied unless `owned` (the chunk's memory belongs to the socket). */
+  private hold(tail: Buffer, owned: boolean): void {
+    if (tail.length > this.maxMessageBytes) {
+      this.rest = null;
       this.skipping = true;
-      this.skipped = left;
+      this.skipped = tail.length;
       return;
     }
-    // Copy: the chunk's memory belongs to the socket and may be reused.
-    this.rest = Buffer.from(buf.subarray(start));
+    this.rest = owned ? tail : Buffer.from(tail);
   }
 
   /** Returns the unterminated tail (a peer may close without a final newline). */

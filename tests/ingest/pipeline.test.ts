@@ -44,7 +44,7 @@ test("a failed write is retried and batches still commit in order, each acknowle
   const tag = { lineNo: 0, outstanding: 0, settled: (seq: number) => acks.push(seq) };
   for (let i = 0; i < 7; i++) {
     tag.lineNo++;
-    pipeline.enqueue({ node_id: null, pot_id: null, pot_type: null, event_type: "t.e", ts: 0, src_ip: null, data: { n: String(i) } }, tag);
+    pipeline.enqueue({ node_id: null, pot_id: null, pot_type: null, event_type: "t.e", ts: 0, src_ip: null, text: JSON.stringify({ n: String(i) }), username: null, password: null }, tag);
   }
   await pipeline.flush();
   expect(committed).toEqual(["0", "1", "2", "3", "4", "5", "6"]);

@@ -39,6 +39,33 @@ describe("LineSplitter", () => {
     expect(lines).toEqual(['"héllo"']);
     expect(c.lines).toEqual([]);
   });
+  test("an oversized line between ordinary ones in one chunk is skipped alone", () => {
+    const c = collect(8);
+    c.push("ab\r\n" + "x".repeat(12) + "\ncd\n\nef");
+    c.push("\n");
+    expect(c.oversized).toEqual([12]);
+    expect(c.lines).toEqual(["ab", "cd", "ef"]);
+  });
+
+  test("any chunking of a stream gives the same lines", () => {
+    const words = ["{\"a\":1}", "héllo wörld", "日本語テキスト", "x", "\r", "", "emoji 🐝 bee", "y".repeat(30)];
+    let seed = 42;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let round = 0; round < 200; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(rnd() * 20) }, () => words[Math.floor(rnd() * words.length)]!);
+      const bytes = new TextEncoder().encode(lines.join("\n") + "\n");
+      const s = new LineSplitter(64);
+      const got: string[] = [];
+      const sink = { line: (l: string) => got.push(l), oversized: () => got.push("<oversized>") };
+      for (let at = 0; at < bytes.length; ) {
+        const n = 1 + Math.floor(rnd() * 40);
+        s.push(bytes.subarray(at, at + n), sink);
+        at += n;
+      }
+      s.end(sink);
+      expect(got).toEqual(lines.filter((l) => l !== "" && l !== "\r"));
+    }
+  });
 });
 
 describe("splitConcatenated", () => {

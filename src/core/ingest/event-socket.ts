@@ -22,8 +22,9 @@ import { SocketWriter } from "../../net/socket-writer";
 import { isLoopback, type NodeAuth } from "../auth";
 import type { ConnectionCounter } from "../auth/rate-limit";
 import type { TlsOptions } from "../tls";
-import { normalise, type NormaliseContext } from "./normalise";
+import { fromScanned, normalise, toIngestEvent, type NormaliseContext } from "./normalise";
 import { parseEventLine } from "./parse";
+import { newScannedLine, scanNativeLine } from "./scan";
 import type { Ingest, StreamTag } from "./types";
 
 export interface EventSocketOptions {
@@ -91,9 +92,11 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   let listenerClosed = false;
   let lastOpen = 0;
 
+  const scanned = newScannedLine();
+
   const submitValue = (c: Conn, value: unknown) => {
     const r = normalise(value, c);
-    if (r.ok) ingest.enqueue(r.event, c.tag);
+    if (r.ok) ingest.enqueue(toIngestEvent(r.event), c.tag);
     else ingest.reject(c.tag, c.remote, "invalid_event", r.error);
   };
 
@@ -110,6 +113,10 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     c.tag.lineNo++;
     if (c.tag.spool && c.tag.spool.first + c.tag.lineNo <= c.skipThrough) return ingest.skipDuplicate(c.tag);
+    if (scanNativeLine(text, scanned)) {
+      const ev = fromScanned(scanned, c);
+      if (ev) return ingest.enqueue(ev, c.tag);
+    }
     let value: unknown;
     try {
       value = parseEventLine(text);

@@ -12,10 +12,9 @@
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
 import type { Logger } from "../../log";
-import { stringify } from "../../protocol/json";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
-import { credentialsOf, fromNodeEvent, normalise, toRecord, type NormalisedEvent } from "./normalise";
+import { fromNodeEvent, normalise, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
@@ -33,7 +32,7 @@ interface Batch {
   passwords: Map<number, Map<string, number>>;
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
-  events: NormalisedEvent[];
+  events: IngestEvent[];
   /** Streams in this batch → their line count when it was sealed. */
   tags: Map<StreamTag, number>;
 }
@@ -118,12 +117,12 @@ export class EventPipeline implements Ingest {
       this.reject(null, source.remote, "invalid_event", r.error);
       return r.error;
     }
-    this.enqueue(r.event, null);
+    this.enqueue(toIngestEvent(r.event), null);
     return null;
   }
 
   submitNodeEvent(nodeId: bigint, payload: unknown, _source: IngestSource): void {
-    this.enqueue(fromNodeEvent(nodeId, payload, Date.now()), null);
+    this.enqueue(toIngestEvent(fromNodeEvent(nodeId, payload, Date.now())), null);
   }
 
   flush(): Promise<void> {
@@ -154,7 +153,7 @@ export class EventPipeline implements Ingest {
   // ---- Receiving -------------------------------------------------------------------------
 
   /** Takes one normalised event; `tag` is its stream when it came from an acknowledged socket. */
-  enqueue(ev: NormalisedEvent, tag: StreamTag | null): void {
+  enqueue(ev: IngestEvent, tag: StreamTag | null): void {
     this.counters.received++;
     const b = (this.current ??= this.newBatch());
     const i = b.n++;
@@ -162,10 +161,9 @@ export class EventPipeline implements Ingest {
     b.sourceId[i] = this.sourceIdOf(ev, b);
     b.typeId[i] = this.typeIdOf(ev.event_type, b);
     b.ips.push(ev.src_ip ?? "");
-    b.data.push(toJson(ev.data));
-    const { username, password } = credentialsOf(ev.data);
-    if (username !== null) countIn(b.users, ev.ts, username);
-    if (password !== null) countIn(b.passwords, ev.ts, password);
+    b.data.push(ev.text);
+    if (ev.username !== null) countIn(b.users, ev.ts, ev.username);
+    if (ev.password !== null) countIn(b.passwords, ev.ts, ev.password);
     b.events.push(ev);
     if (tag && !b.tags.has(tag)) {
       b.tags.set(tag, 0);
@@ -230,7 +228,7 @@ export class EventPipeline implements Ingest {
     return byType;
   }
 
-  private sourceIdOf(ev: NormalisedEvent, b: Batch): number {
+  private sourceIdOf(ev: IngestEvent, b: Batch): number {
     const byType = this.sourceMap(ev.node_id, ev.pot_id);
     let id = byType.get(ev.pot_type);
     if (id === undefined) {
@@ -425,13 +423,4 @@ function spoolPositions(b: Batch): [string, number][] {
   const out: [string, number][] = [];
   for (const [tag, line] of b.tags) if (tag.spool) out.push([tag.spool.key, tag.spool.first + line]);
   return out;
-}
-
-/** JSON text of an event's data; `stringify` (exact bigints) only when plain JSON cannot. */
-function toJson(data: Record<string, unknown>): string {
-  try {
-    return JSON.stringify(data);
-  } catch {
-    return stringify(data);
-  }
 }

@@ -2,7 +2,7 @@
  * The seam between the sockets that receive events and the event pipeline.
  */
 import type { TSchema } from "@sinclair/typebox";
-import type { NormalisedEvent } from "./normalise";
+import type { IngestEvent } from "./normalise";
 
 /** Where an event came from; `nodeId` is the sender's proven node, when it has one. */
 export interface IngestSource {
@@ -42,7 +42,7 @@ export interface Ingest {
 
   // What the event socket needs beyond `submit`: per-stream acknowledgements and backpressure.
   /** Takes one normalised event; `tag` is its stream when the sender asked for acks. */
-  enqueue(event: NormalisedEvent, tag: StreamTag | null): void;
+  enqueue(event: IngestEvent, tag: StreamTag | null): void;
   /** Counts and logs (rate-limited) input that is not an event. */
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
   /** True while the writer is too far behind; readers should pause. */

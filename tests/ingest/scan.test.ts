@@ -1,0 +1,134 @@
+/**
+ * The fast path (scan.ts + fromScanned) must agree with the general path (JSON.parse +
+ * normalise) on every line it takes, and must never take a line that is not JSON.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fromScanned, normalise, toIngestEvent, type IngestEvent, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { parseEventLine } from "../../src/core/ingest/parse";
+import { newScannedLine, scanNativeLine } from "../../src/core/ingest/scan";
+import { eventLines } from "../../bench/ingest-events";
+
+const ctx: NormaliseContext = { receivedAt: 1_700_000_000_000, nodeId: null, nodeOfPot: (p) => (p === "registered-pot" ? 42n : null) };
+const sampleLines = (name: string) => readFileSync(join(import.meta.dir, "samples", name), "utf8").split("\n").filter(Boolean);
+
+/** The general path's result for a line, or null when it is not an event. */
+function general(line: string): IngestEvent | null {
+  let value: unknown;
+  try {
+    value = parseEventLine(line);
+  } catch {
+    return null;
+  }
+  const r = normalise(value, ctx);
+  return r.ok ? toIngestEvent(r.event) : null;
+}
+
+/** The fast path's result, or null when it leaves the line to the general path. */
+function fast(line: string): IngestEvent | null {
+  const s = newScannedLine();
+  return scanNativeLine(line, s) ? fromScanned(s, ctx) : null;
+}
+
+/** Both paths agree: same columns, same credentials, data equal as JSON values. */
+function expectAgree(line: string, got: IngestEvent) {
+  const want = general(line);
+  expect(want).not.toBeNull();
+  const { text: gotText, ...gotCols } = got;
+  const { text: wantText, ...wantCols } = want!;
+  expect(gotCols).toEqual(wantCols);
+  expect(JSON.parse(gotText)).toEqual(JSON.parse(wantText));
+}
+
+describe("fast path for flat native events", () => {
+  test("takes the shared samples and the bench's events, with the general path's result", () => {
+    const lines = [...sampleLines("cowrie-2.9-honeybee-output.jsonl"), ...sampleLines("honnypotter-forwarder-output.jsonl")];
+    const make = eventLines(3, Date.UTC(2026, 10, 22));
+    for (let i = 0; i < 200; i++) lines.push(make(i));
+    let taken = 0;
+    for (const line of lines) {
+      const got = fast(line);
+      if (got === null) continue;
+      taken++;
+      expectAgree(line, got);
+    }
+    // The samples escape "/" (PHP's json_encode) in fields that are not columns, and Cowrie
+    // sends lists (kex algorithms, session params): all still taken.
+    expect(taken).toBe(lines.length);
+  });
+
+  test("cuts the column fields out of data and keeps everything else as sent", () => {
+    const line = '{"eventid":"cowrie.login.failed", "username":"root","password":"1234","timestamp":"2026-11-22T01:07:41.947Z","src_ip":"203.0.113.9","n":1.50,"ok":true,"none":null,"esc":"a\\"b\\u00e9","node_id":18446744073709551557,"pot_id":"p1"}';
+    const got = fast(line)!;
+    expect(got).toMatchObject({ node_id: 18446744073709551557n, pot_id: "p1", pot_type: "cowrie", event_type: "cowrie.login.failed", src_ip: "203.0.113.9", username: "root", password: "1234", ts: Date.parse("2026-11-22T01:07:41.947Z") });
+    expect(got.text).toBe('{"username":"root","password":"1234","n":1.50,"ok":true,"none":null,"esc":"a\\"b\\u00e9"}');
+    expectAgree(line, got);
+  });
+
+  test("leaves to the general path what it cannot be sure of", () => {
+    const leaves = [
+      '{"eventid":"x.y","src_ip":{"v":1}}', // nested value in a column
+      '{"eventid":"x.y","list":[1,2,]}', // invalid nested value
+      '{"eventid":"x.y","deep":' + "[".repeat(40) + "]".repeat(40) + "}", // deeper than the scan goes
+      '{"event_type":"x.y","src_ip":"1.2.3.4"}', // not native
+      '{"version":2,"message":{"PotEvent":{}}}',
+      '{"eventid":"x\\u002ey"}', // escape in a column
+      '{"eventid":"x.y","src_ip":"not an address with spaces"}', // kept in data by the general path
+      '{"eventid":"x.y","timestamp":"yesterday"}', // kept in data by the general path
+      '{"eventid":"x.y","node_id":-1}',
+      '{"eventid":"x.y","node_id":18446744073709551616}', // above u64
+      '{"eventid":"x.y","pot_id":7}',
+      '{"eventid":"x.y","__proto__":"p"}',
+      '{"eventid":""}',
+      '{"eventid":"x.y"}{"eventid":"x.z"}', // concatenated: the general path splits those
+    ];
+    for (const line of leaves) expect(fast(line)).toBeNull();
+  });
+
+  test("refuses every kind of invalid JSON", () => {
+    const invalid = ["01", "1.", ".5", "-", "1e", "1e+", "+1", "NaN", "Infinity", "tru", "nul", '"\\x"', '"\\u12G4"', '"a\u0001b"', '"open', "'single'", "[1,]", "[1 2]", '{"a" 1}', '{"a":1,}', "{a:1}"];
+    for (const v of invalid) {
+      const line = `{"eventid":"x.y","v":${v}}`;
+      expect(() => JSON.parse(line)).toThrow();
+      expect(scanNativeLine(line, newScannedLine())).toBe(false);
+    }
+    for (const line of ['{"eventid":"x.y",}', '{"eventid":"x.y"} x', '{"eventid":"x.y","a":1', '{"eventid" "x.y"}', '{"eventid":"x.y",,"a":1}']) {
+      expect(() => JSON.parse(line)).toThrow();
+      expect(scanNativeLine(line, newScannedLine())).toBe(false);
+    }
+  });
+
+  test("never takes a line that is not JSON, and agrees on every mutation it takes", () => {
+    let seed = 1234567;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    const keys = ["eventid", "node_id", "pot_id", "pot_type", "honeybee_honeypot_id", "honeybee_honeypot_type", "timestamp", "time", "src_ip", "username", "password", "message", "session", "x", ""];
+    const values = ['"cowrie.login.failed"', '"203.0.113.7"', '"2026-11-22T01:07:41.947Z"', "1795309499", "1795309661.9470484", "18446744073709551557", "0", "-0.5e-3", "1E+2", "true", "false", "null", '""', '"a\\\\b"', '"\\u00e9\\n"', '"tab\\tq\\"uote"', '"é日本🐝"', "{}", "[1]", '{"a":[1,{"b":null}],"c":"d"}', "[ ]", '[true,"x\\"]', '[true,"x\\\\"]'];
+    const chars = ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "-", ".", "e", "u", "a", "\u0001", "\t", "n", "t", "f"];
+    let accepted = 0;
+    for (let round = 0; round < 10_000; round++) {
+      const members = Array.from({ length: 1 + Math.floor(rnd() * 8) }, () => `"${pick(keys)}"${pick(["", " "])}:${pick(["", " "])}${pick(values)}`);
+      if (rnd() < 0.8) members.unshift(`"eventid":${pick(['"cowrie.session.connect"', '"honnypotter.login.failed"', '"x"'])}`);
+      let line = `{${members.join(pick([",", ", "]))}}`;
+      // Half the lines get one to three random edits: most become invalid JSON.
+      if (rnd() < 0.5) {
+        for (let e = 1 + Math.floor(rnd() * 3); e > 0; e--) {
+          const at = Math.floor(rnd() * (line.length + 1));
+          const op = rnd();
+          if (op < 0.33) line = line.slice(0, at) + line.slice(at + 1);
+          else if (op < 0.66) line = line.slice(0, at) + pick(chars) + line.slice(at);
+          else line = line.slice(0, at) + pick(chars) + line.slice(at + 1);
+        }
+      }
+      const s = newScannedLine();
+      if (!scanNativeLine(line, s)) continue;
+      expect(() => JSON.parse(line)).not.toThrow();
+      const got = fromScanned(s, ctx);
+      if (got === null) continue;
+      accepted++;
+      expectAgree(line, got);
+    }
+    expect(accepted).toBeGreaterThan(500);
+  });
+});
