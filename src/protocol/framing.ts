@@ -11,7 +11,12 @@
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 export interface LineSink {
-  line(text: string): void;
+  /**
+   * One line. When `at` is not -1, `bytes[at...]` holds the line's bytes one per character
+   * (the line is ASCII), valid only during the call: a receiver may copy from there rather
+   * than encode the text again.
+   */
+  line(text: string, bytes: Buffer, at: number): void;
   /** Called once per oversized message, with the bytes seen so far (at least the limit). */
   oversized(bytes: number): void;
 }
@@ -30,7 +35,8 @@ export class LineSplitter {
   }
 
   push(chunk: Uint8Array, sink: LineSink): void {
-    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // Sockets hand over Buffers; reading `.buffer` of one makes JavaScriptCore copy its memory.
+    const buf = chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
     if (this.skipping) {
       const nl = buf.indexOf(10);
@@ -69,12 +75,13 @@ export class LineSplitter {
   private linesOf(buf: Buffer, start: number, end: number, sink: LineSink): void {
     if (end - start > this.maxMessageBytes) return this.linesChecked(buf, start, end, sink);
     const text = buf.toString("utf8", start, end);
+    const ascii = text.length === end - start;
     let from = 0;
     for (;;) {
       const nl = text.indexOf("\n", from);
       const to = nl < 0 ? text.length : nl;
       const trimmed = to > from && text.charCodeAt(to - 1) === 13 ? to - 1 : to;
-      if (trimmed > from) sink.line(text.slice(from, trimmed));
+      if (trimmed > from) sink.line(text.slice(from, trimmed), buf, ascii ? start + from : -1);
       if (nl < 0) return;
       from = nl + 1;
     }
@@ -106,7 +113,7 @@ export class LineSplitter {
   /** Returns the unterminated tail (a peer may close without a final newline). */
   end(sink: LineSink): void {
     if (this.skipping) sink.oversized(this.skipped);
-    else if (this.rest && this.rest.length > 0) sink.line(this.rest.toString("utf8").replace(/\r$/, ""));
+    else if (this.rest && this.rest.length > 0) sink.line(this.rest.toString("utf8").replace(/\r$/, ""), this.rest, -1);
     this.rest = null;
     this.skipping = false;
   }

@@ -3,7 +3,7 @@ import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { EventPipeline } from "../../src/core/ingest/pipeline";
 import type { WriterChannel } from "../../src/core/ingest/writer";
-import type { EventBatch } from "../../src/db/event-store";
+import { batchData, type EventBatch } from "../../src/db/event-store";
 import { silentLogger } from "../../src/log";
 
 test("a failed write is retried and batches still commit in order, each acknowledged once", async () => {
@@ -19,7 +19,7 @@ test("a failed write is retried and batches still commit in order, each acknowle
         failed = true;
         throw new Error("disk I/O error");
       }
-      committed.push(...b.data.split("\n").map((d) => JSON.parse(d).n));
+      committed.push(...batchData(b).map((d) => JSON.parse(d).n));
       const first = next;
       next += b.n;
       return { firstId: first, countsPending: false };

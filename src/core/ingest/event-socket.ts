@@ -100,7 +100,8 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     else ingest.reject(c.tag, c.remote, "invalid_event", r.error);
   };
 
-  const onLine = (c: Conn, text: string) => {
+  /** `bytes[at...]` holds the line when it is ASCII (see LineSink), else `at` is -1. */
+  const onLine = (c: Conn, text: string, bytes: Uint8Array | null, at: number) => {
     if (c.first) {
       c.first = false;
       if (text.includes("EventStreamHello") && hello(c, text)) return;
@@ -115,7 +116,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     if (c.tag.spool && c.tag.spool.first + c.tag.lineNo <= c.skipThrough) return ingest.skipDuplicate(c.tag);
     if (scanNativeLine(text, scanned)) {
       const ev = fromScanned(scanned, c);
-      if (ev) return ingest.enqueue(ev, c.tag);
+      if (ev) return ingest.enqueue(ev, c.tag, scanned, bytes ?? undefined, at);
     }
     let value: unknown;
     try {
@@ -176,7 +177,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
         c.skipThrough = ingest.spoolCommitted(key);
         const held = c.held ?? [];
         c.held = null;
-        for (const line of held) onLine(c, line);
+        for (const line of held) onLine(c, line, null, -1);
         if (!c.paused) c.socket.resume();
       });
     }
@@ -245,7 +246,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
           nodeOfPot: (potId) => ingest.nodeOfPot(potId),
         };
         c.sink = {
-          line: (text) => onLine(c, text),
+          line: (text, bytes, at) => onLine(c, text, bytes, at),
           oversized: (bytes) => {
             if (c.refused) return;
             if (c.mustAuthenticate) return refuse(c, "EventStreamHello with node_id and totp_code must come first: this Core authenticates nodes");

@@ -35,7 +35,8 @@ export interface NormalisedEvent {
  * subscriber or the event log.
  */
 export interface IngestEvent extends Omit<NormalisedEvent, "data"> {
-  text: string;
+  /** Data as JSON text; null for a scanned line, whose data the pipeline copies from the line (scan.ts). */
+  text: string | null;
   username: string | null;
   password: string | null;
 }
@@ -293,8 +294,9 @@ let parsedSecondMs = 0;
 function isoUtcFast(v: string): number | null {
   const n = v.length;
   if (n < 20 || v.charCodeAt(n - 1) !== 90 /* Z */ || v.charCodeAt(10) !== 84 /* T */) return null;
-  const prefix = v.slice(0, 19);
-  if (prefix !== parsedPrefix) {
+  // Compared in place: slicing the prefix of every event allocated a string per event.
+  if (parsedPrefix.length !== 19 || !v.startsWith(parsedPrefix)) {
+    const prefix = v.slice(0, 19);
     const base = Date.parse(prefix + "Z");
     if (!Number.isFinite(base)) return null;
     parsedPrefix = prefix;
@@ -362,7 +364,7 @@ export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent 
     ts = ctx.receivedAt;
   }
   if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
-  return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: s.dataText, username: s.username, password: s.password };
+  return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: null, username: s.username, password: s.password };
 }
 
 // A node sends its own id on every line: the digits are converted once.
@@ -378,7 +380,7 @@ function u64OfDigits(digits: string): bigint | null {
   return lastU64;
 }
 
-export function toRecord(id: number, e: IngestEvent): EventRecord {
+export function toRecord(id: number, e: IngestEvent & { text: string }): EventRecord {
   return { id, node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: e.event_type, timestamp: isoTime(e.ts), src_ip: e.src_ip, data: parseData(e.text) };
 }
 

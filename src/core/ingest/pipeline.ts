@@ -15,6 +15,7 @@ import type { Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
 import { fromNodeEvent, normalise, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
+import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
@@ -26,13 +27,17 @@ interface Batch {
   sourceId: Int32Array;
   typeId: Int32Array;
   ips: string[];
-  data: string[];
+  /** The events' data, UTF-8 JSON one after another; event i ends at `dataEnds[i]`. */
+  dataBuf: Buffer;
+  dataLen: number;
+  dataEnds: Int32Array;
   /** Hour → username/password → count. */
   users: Map<number, Map<string, number>>;
   passwords: Map<number, Map<string, number>>;
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
-  events: IngestEvent[];
+  /** The events themselves, with their data text, only while the feed or the log needs them. */
+  events: IngestEvent[] | null;
   /** Streams in this batch → their line count when it was sealed. */
   tags: Map<StreamTag, number>;
 }
@@ -71,6 +76,8 @@ export class EventPipeline implements Ingest {
   private nextTypeId = 1;
 
   private current: Batch | null = null;
+  /** Bytes to allocate for the next batch's data: what the last one needed, so it rarely grows. */
+  private dataHint = 64 * 1024;
   private readonly sealed: Batch[] = [];
   private inFlight = 0;
   private batchSeq = 0;
@@ -152,8 +159,12 @@ export class EventPipeline implements Ingest {
 
   // ---- Receiving -------------------------------------------------------------------------
 
-  /** Takes one normalised event; `tag` is its stream when it came from an acknowledged socket. */
-  enqueue(ev: IngestEvent, tag: StreamTag | null): void {
+  /**
+   * Takes one normalised event; `tag` is its stream when it came from an acknowledged socket.
+   * An event of the fast path (`text` null) comes with its scan, and, when the line is ASCII,
+   * the bytes it was read from (`bytes[at...]`), valid only during this call.
+   */
+  enqueue(ev: IngestEvent, tag: StreamTag | null, scan?: ScannedLine, bytes?: Uint8Array, at = -1): void {
     this.counters.received++;
     const b = (this.current ??= this.newBatch());
     const i = b.n++;
@@ -161,10 +172,18 @@ export class EventPipeline implements Ingest {
     b.sourceId[i] = this.sourceIdOf(ev, b);
     b.typeId[i] = this.typeIdOf(ev.event_type, b);
     b.ips.push(ev.src_ip ?? "");
-    b.data.push(ev.text);
+    if (ev.text === null && (b.events !== null || at < 0)) ev.text = dataText(scan!);
+    if (ev.text !== null) {
+      reserve(b, ev.text.length * 3);
+      b.dataLen += b.dataBuf.write(ev.text, b.dataLen);
+    } else {
+      reserve(b, dataBytes(scan!));
+      b.dataLen = writeData(scan!, bytes!, at, b.dataBuf, b.dataLen);
+    }
+    b.dataEnds[i] = b.dataLen;
     if (ev.username !== null) countIn(b.users, ev.ts, ev.username);
     if (ev.password !== null) countIn(b.passwords, ev.ts, ev.password);
-    b.events.push(ev);
+    b.events?.push(ev);
     if (tag && !b.tags.has(tag)) {
       b.tags.set(tag, 0);
       tag.outstanding++;
@@ -210,12 +229,15 @@ export class EventPipeline implements Ingest {
       sourceId: new Int32Array(size),
       typeId: new Int32Array(size),
       ips: [],
-      data: [],
+      dataBuf: Buffer.allocUnsafe(this.dataHint),
+      dataLen: 0,
+      dataEnds: new Int32Array(size),
       users: new Map(),
       passwords: new Map(),
       newSources: [],
       newTypes: [],
-      events: [],
+      // Decided per batch: a subscriber who arrives meanwhile gets the events of the next one.
+      events: this.opts.bus.wants("PotEvent") || this.cfg.log_events ? [] : null,
       tags: new Map(),
     };
   }
@@ -260,6 +282,7 @@ export class EventPipeline implements Ingest {
       this.delayTimer = null;
     }
     b.seq = ++this.batchSeq;
+    this.dataHint = Math.max(4096, Math.ceil(b.dataLen * 1.25));
     for (const tag of b.tags.keys()) b.tags.set(tag, tag.lineNo);
     this.sealed.push(b);
     this.pump();
@@ -323,9 +346,9 @@ export class EventPipeline implements Ingest {
     if (!lost) {
       this.counters.committed += b.n;
       const publish = this.opts.bus.wants("PotEvent");
-      if (publish || this.cfg.log_events) {
+      if (b.events && (publish || this.cfg.log_events)) {
         for (let i = 0; i < b.n; i++) {
-          const rec = toRecord(firstId + i, b.events[i]!);
+          const rec = toRecord(firstId + i, b.events[i] as IngestEvent & { text: string });
           if (this.cfg.log_events) this.log.info({ event: { ...rec, node_id: rec.node_id?.toString() ?? null } }, "event");
           if (publish) this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
         }
@@ -397,14 +420,24 @@ function countIn(byHour: Map<number, Map<string, number>>, ts: number, key: stri
   m.set(key, (m.get(key) ?? 0) + 1);
 }
 
+/** Makes room for `bytes` more bytes of data in the batch. */
+function reserve(b: Batch, bytes: number): void {
+  if (b.dataLen + bytes <= b.dataBuf.length) return;
+  const grown = Buffer.allocUnsafe(Math.max(b.dataBuf.length * 2, b.dataLen + bytes));
+  b.dataBuf.copy(grown, 0, 0, b.dataLen);
+  b.dataBuf = grown;
+}
+
 function toWire(b: Batch): EventBatch {
   return {
     n: b.n,
+    // A copy of just the used part: the batch keeps its own for a retry.
+    data: (b.dataBuf.buffer as ArrayBuffer).slice(b.dataBuf.byteOffset, b.dataBuf.byteOffset + b.dataLen),
+    dataEnds: b.dataEnds.subarray(0, b.n),
     ts: b.ts.subarray(0, b.n),
     sourceId: b.sourceId.subarray(0, b.n),
     typeId: b.typeId.subarray(0, b.n),
     srcIps: b.ips.join("\n"),
-    data: b.data.join("\n"),
     credCounts:
       b.users.size + b.passwords.size === 0
         ? ""

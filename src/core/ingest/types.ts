@@ -3,6 +3,7 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import type { IngestEvent } from "./normalise";
+import type { ScannedLine } from "./scan";
 
 /** Where an event came from; `nodeId` is the sender's proven node, when it has one. */
 export interface IngestSource {
@@ -41,8 +42,11 @@ export interface Ingest {
   stop(): Promise<void>;
 
   // What the event socket needs beyond `submit`: per-stream acknowledgements and backpressure.
-  /** Takes one normalised event; `tag` is its stream when the sender asked for acks. */
-  enqueue(event: IngestEvent, tag: StreamTag | null): void;
+  /**
+   * Takes one normalised event; `tag` is its stream when the sender asked for acks. An event
+   * of the fast path comes with its scan and, for an ASCII line, the bytes it was read from.
+   */
+  enqueue(event: IngestEvent, tag: StreamTag | null, scan?: ScannedLine, bytes?: Uint8Array, at?: number): void;
   /** Counts and logs (rate-limited) input that is not an event. */
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
   /** True while the writer is too far behind; readers should pause. */

@@ -108,17 +108,18 @@ export function workerWriter(path: string): WriterChannel {
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
   };
-  const call = <T>(req: WriterRequest) =>
+  const call = <T>(req: WriterRequest, transfer: ArrayBuffer[] = []) =>
     new Promise<T>((resolve, reject) => {
       const rid = ++nextRid;
       waiting.set(rid, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ rid, req });
+      worker.postMessage({ rid, req }, transfer);
     });
   // Opened first; every later request queues behind it in the worker.
   const opened = call<void>({ op: "open", path });
   opened.catch(() => {});
   return {
-    write: (batch) => call<WriteResult>({ op: "write", batch }),
+    // The data moves to the writer's thread (the caller keeps its own copy for a retry).
+    write: (batch) => call<WriteResult>({ op: "write", batch }, [batch.data]),
     resume: () => call<void>({ op: "resume" }),
     flushCounts: () => call<void>({ op: "flushCounts" }),
     retentionStep: (cutoffMs, maxRows) => call<number>({ op: "retention", cutoffMs, maxRows }),
