@@ -58,6 +58,28 @@ export interface EventBatch {
   spools: [string, number][];
 }
 
+/**
+ * Events per INSERT statement. Drizzle fills each placeholder through a few `is()` checks, and
+ * bun:sqlite pays a call per statement: 32 rows at once with the placeholders as plain SQL
+ * (no column encoder to run: these columns store what they get) cost ~0.15 µs less per event
+ * than one row per statement (measured; the rows themselves cost SQLite ~1.1 µs).
+ */
+const ROWS_PER_INSERT = 32;
+const EVENT_COLUMNS = 6;
+
+/**
+ * Values for `rows` events whose placeholders are named by position ("0", "1", ...), so that
+ * one reused array holds the values (Drizzle looks a placeholder up by name in what it is
+ * given, and an array's indices are names).
+ */
+function eventRows(rows: number) {
+  const ph = (i: number) => sql`${sql.placeholder(String(i))}`;
+  return Array.from({ length: rows }, (_, r) => {
+    const at = r * EVENT_COLUMNS;
+    return { id: ph(at), ts: ph(at + 1), sourceId: ph(at + 2), typeId: ph(at + 3), srcIp: ph(at + 4), data: ph(at + 5) };
+  });
+}
+
 /** The data of each event of a batch, as text. */
 export function batchData(b: Pick<EventBatch, "n" | "data" | "dataEnds">): string[] {
   const bytes = Buffer.from(b.data);
@@ -86,7 +108,7 @@ export function batchData(b: Pick<EventBatch, "n" | "data" | "dataEnds">): strin
 const TRACKED_KEYS = 5000;
 const TRACKED_KEYS_HIGH = 10_000;
 
-function prune(keys: Map<string, number>): void {
+function prune<K>(keys: Map<K, number>): void {
   for (let floor = 1; keys.size > TRACKED_KEYS; floor++) {
     for (const [k, n] of keys) if (n <= floor) keys.delete(k);
   }
@@ -94,6 +116,11 @@ function prune(keys: Map<string, number>): void {
 
 class HourlyCounts {
   readonly byKind = new Map<CountKind, Map<number, Map<string, number>>>();
+  /**
+   * Source addresses that are IPv4 dotted quads, by hour, as 32-bit numbers: a number is a
+   * cheaper Map key than a string sliced from a batch (measured: 0.2 µs per event less).
+   */
+  readonly ipv4 = new Map<number, Map<number, number>>();
 
   /** The counts of one kind in one hour, to add to with `bump` in a hot loop. */
   keys(kind: CountKind, bucket: number): Map<string, number> {
@@ -104,26 +131,68 @@ class HourlyCounts {
     return keys;
   }
 
+  ipv4Keys(bucket: number): Map<number, number> {
+    let keys = this.ipv4.get(bucket);
+    if (!keys) this.ipv4.set(bucket, (keys = new Map()));
+    return keys;
+  }
+
   add(kind: CountKind, bucket: number, key: string, n = 1): void {
     bump(this.keys(kind, bucket), key, n, kind !== "event_type");
   }
 
+  /** Every count: kind, hour bucket, key, count. */
+  *entries(): Generator<[CountKind, number, string, number]> {
+    for (const [kind, buckets] of this.byKind) for (const [bucket, keys] of buckets) for (const [key, count] of keys) yield [kind, bucket, key, count];
+    for (const [bucket, keys] of this.ipv4) for (const [v4, count] of keys) yield ["src_ip", bucket, ipv4Text(v4), count];
+  }
+
   get empty(): boolean {
-    return this.byKind.size === 0;
+    return this.byKind.size === 0 && this.ipv4.size === 0;
   }
 
   clear(): void {
     this.byKind.clear();
+    this.ipv4.clear();
   }
 }
 
-function bump(keys: Map<string, number>, key: string, n: number, bounded: boolean): void {
+function bump<K>(keys: Map<K, number>, key: K, n: number, bounded: boolean): void {
   const before = keys.get(key);
   if (before !== undefined) keys.set(key, before + n);
   else {
     keys.set(key, n);
     if (bounded && keys.size > TRACKED_KEYS_HIGH) prune(keys);
   }
+}
+
+/** An IPv4 dotted quad as a 32-bit number; -1 for anything else (leading zeros too: the text must come back the same). */
+export function ipv4Of(s: string): number {
+  const n = s.length;
+  if (n < 7 || n > 15) return -1;
+  let v = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      v = v * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && part === 0) return -1;
+      part = part * 10 + (c - 48);
+      if (++digits > 3 || part > 255) return -1;
+    } else return -1;
+  }
+  return dots === 3 && digits > 0 ? v * 256 + part : -1;
+}
+
+export function ipv4Text(v: number): string {
+  return `${Math.floor(v / 16777216)}.${Math.floor(v / 65536) & 255}.${Math.floor(v / 256) & 255}.${v & 255}`;
 }
 
 /**
@@ -136,27 +205,38 @@ export const BLOOM_BYTES = 8192;
 const BLOOM_MASK = BLOOM_BYTES * 8 - 1;
 const BLOOM_PROBES = 7;
 
-function bloomProbe(s: string, visit: (bit: number) => boolean): boolean {
-  // FNV-1a for the first hash, a murmur3 finaliser of it for the step (double hashing).
-  let h1 = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h1 = Math.imul(h1 ^ s.charCodeAt(i), 0x01000193);
-  let h2 = h1 ^ (h1 >>> 16);
-  h2 = Math.imul(h2, 0x85ebca6b);
-  h2 ^= h2 >>> 13;
-  h2 = Math.imul(h2, 0xc2b2ae35) | 1;
-  for (let k = 0; k < BLOOM_PROBES; k++) if (!visit((h1 + Math.imul(k, h2)) & BLOOM_MASK)) return false;
-  return true;
+// Double hashing: FNV-1a for the first hash, a murmur3 finaliser of it for the step. Written
+// out in both functions: a callback per probe cost more than the hashing.
+function bloomH1(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function bloomH2(h1: number): number {
+  let h = h1 ^ (h1 >>> 16);
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return Math.imul(h, 0xc2b2ae35) | 1;
 }
 
 export function bloomAdd(bits: Uint8Array, s: string): void {
-  bloomProbe(s, (b) => {
+  const h1 = bloomH1(s);
+  const h2 = bloomH2(h1);
+  for (let k = 0; k < BLOOM_PROBES; k++) {
+    const b = (h1 + Math.imul(k, h2)) & BLOOM_MASK;
     bits[b >>> 3]! |= 1 << (b & 7);
-    return true;
-  });
+  }
 }
 
 export function bloomHas(bits: Uint8Array, s: string): boolean {
-  return bloomProbe(s, (b) => (bits[b >>> 3]! & (1 << (b & 7))) !== 0);
+  const h1 = bloomH1(s);
+  const h2 = bloomH2(h1);
+  for (let k = 0; k < BLOOM_PROBES; k++) {
+    const b = (h1 + Math.imul(k, h2)) & BLOOM_MASK;
+    if ((bits[b >>> 3]! & (1 << (b & 7))) === 0) return false;
+  }
+  return true;
 }
 
 interface SegmentDelta {
@@ -182,6 +262,8 @@ export class EventWriter {
   /** The newest segment's address filter, kept whole in memory and rewritten per batch. */
   private bloom: { seg: number; bits: Uint8Array } | null = null;
 
+  /** Inserts ROWS_PER_INSERT events; `insertEvent` one (the rest of a batch). */
+  private readonly insertEvents;
   private readonly insertEvent;
   private readonly insertSource;
   private readonly insertType;
@@ -189,14 +271,13 @@ export class EventWriter {
   private readonly insertSegmentKey;
   private readonly upsertCount;
   private readonly setMeta;
-  private readonly p = { id: 0, ts: 0, sourceId: 0, typeId: 0, srcIp: null as string | null, data: "" };
+  /** The values of `insertEvents`, in placeholder order, reused for every statement. */
+  private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * EVENT_COLUMNS);
 
   constructor(private readonly db: Db) {
     const ph = sql.placeholder;
-    this.insertEvent = db
-      .insert(events)
-      .values({ id: ph("id"), ts: ph("ts"), sourceId: ph("sourceId"), typeId: ph("typeId"), srcIp: ph("srcIp"), data: ph("data") })
-      .prepare();
+    this.insertEvents = db.insert(events).values(eventRows(ROWS_PER_INSERT)).prepare();
+    this.insertEvent = db.insert(events).values(eventRows(1)).prepare();
     this.insertSource = db
       .insert(eventSources)
       .values({ id: ph("id"), nodeId: ph("nodeId"), potId: ph("potId"), potType: ph("potType") })
@@ -241,8 +322,7 @@ export class EventWriter {
     const firstId = this.lastId + 1;
     const ips = b.srcIps.split("\n");
     const data = batchData(b);
-    const p = this.p;
-    const run = this.insertEvent;
+    const v = this.rowValues;
     const segs: SegmentDelta[] = [];
     let cur: SegmentDelta | null = null;
     let newKeys: string[] = [];
@@ -252,23 +332,29 @@ export class EventWriter {
       for (const [key, value] of b.spools) this.setMeta.run({ key, value });
       for (const t of b.newTypes) this.insertType.run(t);
       let id = firstId;
+      // Rows go in ROWS_PER_INSERT at a time, the last few one by one.
+      const whole = b.n - (b.n % ROWS_PER_INSERT);
       for (let i = 0; i < b.n; i++, id++) {
         const ts = b.ts[i]!;
         const ip = ips[i]!;
-        p.id = id;
-        p.ts = ts;
-        p.sourceId = b.sourceId[i]!;
-        p.typeId = b.typeId[i]!;
-        p.srcIp = ip || null;
-        p.data = data[i]!;
-        run.run(p);
+        const typeId = b.typeId[i]!;
+        const sourceId = b.sourceId[i]!;
+        const at = i < whole ? (i % ROWS_PER_INSERT) * EVENT_COLUMNS : 0;
+        v[at] = id;
+        v[at + 1] = ts;
+        v[at + 2] = sourceId;
+        v[at + 3] = typeId;
+        v[at + 4] = ip || null;
+        v[at + 5] = data[i]!;
+        if (i >= whole) this.insertEvent.run(v as unknown as Record<string, unknown>);
+        else if (at === (ROWS_PER_INSERT - 1) * EVENT_COLUMNS) this.insertEvents.run(v as unknown as Record<string, unknown>);
         const seg = Math.floor(id / SEG_SIZE);
         if (cur === null || cur.seg !== seg) segs.push((cur = { seg, minTs: ts, maxTs: ts, count: 0, bloom: this.bloomOf(seg), types: new Set(), sources: new Set() }));
         if (ts < cur.minTs) cur.minTs = ts;
         if (ts > cur.maxTs) cur.maxTs = ts;
         cur.count++;
-        cur.types.add(p.typeId);
-        cur.sources.add(p.sourceId);
+        cur.types.add(typeId);
+        cur.sources.add(sourceId);
         if (ip) bloomAdd(cur.bloom, ip);
       }
       newKeys = [];
@@ -307,6 +393,7 @@ export class EventWriter {
     // Buckets rarely change within a batch; the per-kind maps are looked up once per bucket.
     let bucket = -1;
     let ipKeys: Map<string, number> | null = null;
+    let v4Keys: Map<number, number> | null = null;
     const typeCounts = new Map<number, Map<number, number>>();
     let typeKeys: Map<number, number> | null = null;
     for (let i = 0; i < b.n; i++) {
@@ -314,11 +401,16 @@ export class EventWriter {
       if (h !== bucket) {
         bucket = h;
         ipKeys = c.keys("src_ip", h);
+        v4Keys = c.ipv4Keys(h);
         typeKeys = typeCounts.get(h) ?? null;
         if (!typeKeys) typeCounts.set(h, (typeKeys = new Map()));
       }
       const ip = ips[i];
-      if (ip) bump(ipKeys!, ip, 1, true);
+      if (ip) {
+        const v4 = ipv4Of(ip);
+        if (v4 >= 0) bump(v4Keys!, v4, 1, true);
+        else bump(ipKeys!, ip, 1, true);
+      }
       const t = b.typeId[i]!;
       typeKeys!.set(t, (typeKeys!.get(t) ?? 0) + 1);
     }
@@ -335,11 +427,7 @@ export class EventWriter {
   flushCounts(): void {
     const through = this.lastId;
     this.db.transaction(() => {
-      for (const [kind, buckets] of this.counts.byKind) {
-        for (const [bucket, keys] of buckets) {
-          for (const [key, count] of keys) this.upsertCount.run({ kind, bucket, key, count });
-        }
-      }
+      for (const [kind, bucket, key, count] of this.counts.entries()) this.upsertCount.run({ kind, bucket, key, count });
       this.setMeta.run({ key: COUNTED_THROUGH, value: through });
     }, IMMEDIATE);
     this.counts.clear();

@@ -4,7 +4,7 @@ import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { createIngest } from "../../src/core/ingest";
 import { openDatabase, type Db } from "../../src/db";
-import { EventQueries, EventWriter, SEG_SIZE, type EventFilter } from "../../src/db/event-store";
+import { EventQueries, EventWriter, SEG_SIZE, ipv4Of, ipv4Text, type EventFilter } from "../../src/db/event-store";
 import { silentLogger } from "../../src/log";
 import { tempDir, until } from "../helpers";
 
@@ -117,6 +117,22 @@ test("stats counters are exact, and a crash before they were written is recounte
     { value: "10.0.0.1", count: 25 },
   ]);
   expect(s.top.password).toEqual([{ value: "pw", count: 50 }]);
+  db.$client.close();
+});
+
+test("source addresses are counted exactly whatever their form (IPv4 as numbers, the rest as text)", async () => {
+  for (const ip of ["0.0.0.0", "10.0.0.1", "255.255.255.255", "192.168.1.20"]) expect(ipv4Text(ipv4Of(ip))).toBe(ip);
+  for (const ip of ["010.0.0.1", "1.2.3", "1.2.3.4.5", "256.1.1.1", "1..2.3", "2001:db8::1", "a.b.c.d", "1.2.3.4 "]) expect(ipv4Of(ip)).toBe(-1);
+
+  using dir = tempDir();
+  const path = join(dir.path, "events.db");
+  const db = openDatabase(path);
+  const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false });
+  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const sent: Record<string, number> = { "203.0.113.7": 5, "2001:db8::1": 4, "010.0.0.1": 3, "10.0.0.1": 2, "255.255.255.255": 1 };
+  for (const [ip, n] of Object.entries(sent)) for (let i = 0; i < n; i++) ingest.submit({ eventid: "cowrie.session.connect", src_ip: ip, timestamp: NOW }, { transport: "events", remote: "t" });
+  await ingest.stop(); // writes the counters
+  expect(new EventQueries(db).stats(DAY, 10).top.src_ip).toEqual(Object.entries(sent).map(([value, count]) => ({ value, count })));
   db.$client.close();
 });
 
