@@ -9,8 +9,13 @@
  *   bun bench/ingest.ts                     # full run (2M events, 3M rows already present)
  *   BENCH_EVENTS=200000 BENCH_PREFILL=500000 bun bench/ingest.ts   # quick run
  *
+ * Each scenario runs BENCH_ROUNDS times (default 3), the rounds interleaved (b, Core, Core
+ * with log, ..., then again), and the table shows the median run with the range: on a shared
+ * machine one run of the same build varies by ±20%.
+ *
  * Env: BENCH_EVENTS, BENCH_PREFILL, BENCH_SCENARIOS (comma list of: discard, sqlite, core,
- * core-log, core-single, stall), BENCH_CONNECTIONS (default "1,8"), BENCH_STALL_MS (3000).
+ * core-log, core-single, stall), BENCH_CONNECTIONS (default "1,8"), BENCH_STALL_MS (3000),
+ * BENCH_ROUNDS (3).
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, readFileSync, rmSync } from "node:fs";
@@ -29,6 +34,7 @@ const PREFILL = Number(process.env.BENCH_PREFILL ?? 3_000_000);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,core,core-log,core-single,stall").split(",");
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,8").split(",").map(Number);
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 3000);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const DAY_MS = 86_400_000;
 
 interface Result {
@@ -39,6 +45,16 @@ interface Result {
   p99: number | null;
   rssMb: number | null;
   note?: string;
+  /** Slowest and fastest run, when there were several. */
+  range?: [number, number];
+}
+
+/** The median run of a scenario (by rate), with the range of all its runs and the largest peak RSS. */
+function median(runs: Result[]): Result {
+  const sorted = [...runs].sort((a, b) => a.rate - b.rate);
+  const mid = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const rss = runs.map((r) => r.rssMb).filter((r): r is number => r !== null);
+  return { ...mid, rssMb: rss.length ? Math.max(...rss) : null, range: runs.length > 1 ? [sorted[0]!.rate, sorted.at(-1)!.rate] : undefined };
 }
 
 /** Peak resident memory of a process (Linux), in MB. */
@@ -173,21 +189,28 @@ export async function main(): Promise<string> {
     const results: Result[] = [];
     for (const c of CONNECTIONS) {
       if (SCENARIOS.includes("discard")) results.push(await runBaseline("discard", c, ""));
-      if (SCENARIOS.includes("sqlite")) results.push(await runBaseline("sqlite", c, fresh(baseTpl, `sqlite-${c}`)));
-      if (SCENARIOS.includes("core")) results.push(await runCore("Core, event log off", c, fresh(coreTpl, `core-${c}`), false));
-      if (SCENARIOS.includes("core-log")) results.push(await runCore("Core, event log on (to a file)", c, fresh(coreTpl, `core-log-${c}`), true));
-      if (SCENARIOS.includes("core-single")) results.push(await runCore("Core, log off, no writer thread", c, fresh(coreTpl, `core-single-${c}`), false, { HONEYBEE_INGEST_WORKER: "false" }));
+      const runs = new Map<string, Result[]>();
+      const add = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
+      for (let round = 0; round < ROUNDS; round++) {
+        if (SCENARIOS.includes("sqlite")) add(await runBaseline("sqlite", c, fresh(baseTpl, `sqlite-${c}`)));
+        if (SCENARIOS.includes("core")) add(await runCore("Core, event log off", c, fresh(coreTpl, `core-${c}`), false));
+        if (SCENARIOS.includes("core-log")) add(await runCore("Core, event log on (to a file)", c, fresh(coreTpl, `core-log-${c}`), true));
+        if (SCENARIOS.includes("core-single")) add(await runCore("Core, log off, no writer thread", c, fresh(coreTpl, `core-single-${c}`), false, { HONEYBEE_INGEST_WORKER: "false" }));
+      }
+      for (const scenario of runs.values()) results.push(median(scenario));
     }
     if (SCENARIOS.includes("stall")) results.push(await runStall(8, fresh(coreTpl, "stall")));
 
     const baseline = (c: number) => results.find((r) => r.name.startsWith("(b)") && r.connections === c)?.rate;
     const rows = results.map((r) => {
       const b = baseline(r.connections);
-      return [r.name, r.connections, Math.round(r.rate), r.p50 === null ? "n/a" : r.p50.toFixed(1), r.p99 === null ? "n/a" : r.p99.toFixed(1), r.rssMb ?? "n/a", b ? `${(r.rate / b).toFixed(2)}x` : "n/a", r.note ?? ""];
+      const rate = r.range ? `${Math.round(r.rate).toLocaleString("en-US")} (${Math.round(r.range[0]).toLocaleString("en-US")}-${Math.round(r.range[1]).toLocaleString("en-US")})` : Math.round(r.rate);
+      return [r.name, r.connections, rate, r.p50 === null ? "n/a" : r.p50.toFixed(1), r.p99 === null ? "n/a" : r.p99.toFixed(1), r.rssMb ?? "n/a", b ? `${(r.rate / b).toFixed(2)}x` : "n/a", r.note ?? ""];
     });
     t = performance.now();
     return [
-      `Ingest: ${EVENTS.toLocaleString("en-US")} events per scenario; ${setup}; latency = send to EventAck (commit), ms.`,
+      `Ingest: ${EVENTS.toLocaleString("en-US")} events per scenario; ${setup}; latency = send to EventAck (commit), ms; ` +
+        `${ROUNDS > 1 ? `median of ${ROUNDS} interleaved runs (range in brackets), vs (b) = median / median of (b)` : "one run each"}.`,
       "",
       table(["scenario", "connections", "committed events/s", "p50 ms", "p99 ms", "peak RSS MB", "vs (b)", "note"], rows),
     ].join("\n");

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isoTime, normalise, parseTimestamp, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { normalise, parseTimestamp, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { isoTime } from "../../src/protocol/time";
 import { parseEventLine } from "../../src/core/ingest/parse";
 
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");

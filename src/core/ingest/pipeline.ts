@@ -11,7 +11,7 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
-import type { Logger } from "../../log";
+import { eventLogger, type Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
 import { fromNodeEvent, normalise, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
@@ -67,6 +67,7 @@ export class EventPipeline implements Ingest {
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
+  private readonly eventLog: Logger;
   private readonly warn: RateLimitedLog;
   private readonly cfg: PipelineOptions["config"];
 
@@ -100,6 +101,7 @@ export class EventPipeline implements Ingest {
     this.spools = new Map(opts.spools ?? []);
     this.cfg = opts.config;
     this.log = opts.logger;
+    this.eventLog = eventLogger(opts.logger);
     this.warn = new RateLimitedLog(opts.logger);
     for (const s of opts.dictionaries.sources) {
       this.sourceMap(s.nodeId === null ? null : BigInt(s.nodeId), s.potId).set(s.potType, s.id);
@@ -349,7 +351,7 @@ export class EventPipeline implements Ingest {
       if (b.events && (publish || this.cfg.log_events)) {
         for (let i = 0; i < b.n; i++) {
           const rec = toRecord(firstId + i, b.events[i] as IngestEvent & { text: string });
-          if (this.cfg.log_events) this.log.info({ event: { ...rec, node_id: rec.node_id?.toString() ?? null } }, "event");
+          if (this.cfg.log_events) this.eventLog.info({ event: { ...rec, node_id: rec.node_id?.toString() ?? null } }, "event");
           if (publish) this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
         }
       }
