@@ -28,6 +28,9 @@ export interface IngestDeps {
 export function createIngest(deps: IngestDeps): Ingest {
   const { config } = deps;
   const useWorker = config.ingest_worker && config.db !== ":memory:";
+  // With the writer thread, the checkpointer thread is the one to copy the WAL into the
+  // database: a commit on this thread's connection must not start a copy of its own.
+  if (useWorker) deps.db.$client.exec("PRAGMA wal_autocheckpoint = 0");
   return new EventPipeline({
     config,
     writer: useWorker ? workerWriter(config.db) : inlineWriter(deps.db),

@@ -18,6 +18,8 @@ self.onmessage = (e: MessageEvent<{ rid: number; req: WriterRequest }>) => {
     if (req.op === "open") {
       // Migrations already ran on the main thread; this only finds them applied.
       db = openDatabase(req.path);
+      // The checkpointer thread copies the log into the database (see checkpointer.ts).
+      if (!req.autoCheckpoint) db.$client.exec("PRAGMA wal_autocheckpoint = 0");
       host = new WriterHost(new EventWriter(db));
     } else {
       if (!host) throw new Error("the event writer is not open");

@@ -11,9 +11,10 @@
  */
 import type { Db } from "../../db";
 import { EventWriter, type EventBatch } from "../../db/event-store";
+import type { CheckpointRequest } from "./checkpointer";
 
 export type WriterRequest =
-  | { op: "open"; path: string }
+  | { op: "open"; path: string; autoCheckpoint: boolean }
   | { op: "write"; batch: EventBatch }
   | { op: "flushCounts" }
   | { op: "retention"; cutoffMs: number; maxRows: number }
@@ -91,8 +92,54 @@ export function inlineWriter(db: Db): WriterChannel {
 
 type Reply = { rid: number; ok: true; value: unknown } | { rid: number; ok: false; error: string };
 
+/**
+ * Checkpoints the WAL in a thread of its own (see checkpointer.ts): one request at a time,
+ * and after each commit at most one more.
+ */
+function checkpointThread(path: string) {
+  const worker = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
+  let running = false;
+  let again = false;
+  let closing = false;
+  let whenIdle: (() => void) | null = null;
+  const post = (req: CheckpointRequest) => {
+    running = true;
+    worker.postMessage(req);
+  };
+  const idle = () => (running ? new Promise<void>((resolve) => (whenIdle = resolve)) : Promise.resolve());
+  worker.onmessage = () => {
+    running = false;
+    if (whenIdle) {
+      const resolve = whenIdle;
+      whenIdle = null;
+      resolve();
+    } else if (again && !closing) {
+      again = false;
+      post({ op: "checkpoint" });
+    }
+  };
+  post({ op: "open", path });
+  return {
+    /** After a commit: checkpoint what the log holds now (once the one under way is done). */
+    poke() {
+      if (closing) return;
+      if (running) again = true;
+      else post({ op: "checkpoint" });
+    },
+    /** Lets a checkpoint under way finish, then closes the thread's connection and the thread. */
+    async close(): Promise<void> {
+      closing = true;
+      await idle();
+      post({ op: "close" });
+      await idle();
+      worker.terminate();
+    },
+  };
+}
+
 export function workerWriter(path: string): WriterChannel {
   const worker = new Worker(new URL("./writer-worker.ts", import.meta.url).href);
+  const checkpoints = checkpointThread(path);
   let nextRid = 0;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   worker.onmessage = (e: MessageEvent<Reply>) => {
@@ -115,16 +162,21 @@ export function workerWriter(path: string): WriterChannel {
       worker.postMessage({ rid, req }, transfer);
     });
   // Opened first; every later request queues behind it in the worker.
-  const opened = call<void>({ op: "open", path });
+  const opened = call<void>({ op: "open", path, autoCheckpoint: false });
   opened.catch(() => {});
   return {
     // The data moves to the writer's thread (the caller keeps its own copy for a retry).
-    write: (batch) => call<WriteResult>({ op: "write", batch }, [batch.data]),
+    write: async (batch) => {
+      const result = await call<WriteResult>({ op: "write", batch }, [batch.data]);
+      checkpoints.poke();
+      return result;
+    },
     resume: () => call<void>({ op: "resume" }),
     flushCounts: () => call<void>({ op: "flushCounts" }),
     retentionStep: (cutoffMs, maxRows) => call<number>({ op: "retention", cutoffMs, maxRows }),
     close: async () => {
       try {
+        await checkpoints.close();
         await call<void>({ op: "close" });
       } finally {
         worker.terminate();
