@@ -31,7 +31,7 @@ export const CoreConfig = Type.Object({
   }),
   heartbeat_timeout_ms: Type.Integer({ minimum: 100, default: 90_000, description: "A node that sends nothing for this long becomes Unknown (three 30 s heartbeats)." }),
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message on any socket." }),
-  batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 4096, description: "Events committed per transaction at most." }),
+  batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 16_384, description: "Events committed per transaction at most (a batch is sealed sooner when the writer is idle or after batch_delay_ms)." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
   max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
