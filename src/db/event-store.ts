@@ -6,16 +6,22 @@
  * The writer runs in the ingest worker thread (or inline for `:memory:` databases); the
  * queries run on the main thread's connection, reading committed data beside it (WAL).
  */
-import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
-import { eventCounts, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
+import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
 export const SEG_SIZE = 4096;
 export const HOUR_MS = 3_600_000;
 /** The counters' watermark: every event with a smaller or equal id is counted in event_counts. */
 const COUNTED_THROUGH = "counted_through_id";
+/** Days (since the epoch, UTC) up to this one are summed up in event_counts_daily. */
+const DAILY_THROUGH = "counts_daily_through";
+export const DAY_HOURS = 24;
+/** Keys kept per kind and day in event_counts_daily (the top lists show a few dozen at most). */
+const DAILY_KEYS = 5000;
 /** Take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */
 const IMMEDIATE = { behavior: "immediate" } as const;
 
@@ -78,6 +84,10 @@ function eventRows(rows: number) {
     const at = r * EVENT_COLUMNS;
     return { id: ph(at), ts: ph(at + 1), sourceId: ph(at + 2), typeId: ph(at + 3), srcIp: ph(at + 4), data: ph(at + 5) };
   });
+}
+
+function readDailyThrough(db: Db): number | null {
+  return db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, DAILY_THROUGH)).get()?.value ?? null;
 }
 
 /** The data of each event of a batch, as text. */
@@ -270,6 +280,9 @@ export class EventWriter {
   private readonly upsertSegment;
   private readonly insertSegmentKey;
   private readonly upsertCount;
+  private readonly upsertDaily;
+  /** Days summed up in event_counts_daily: counts that arrive later for them go there too. */
+  private dailyThrough: number;
   private readonly setMeta;
   /** The values of `insertEvents`, in placeholder order, reused for every statement. */
   private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * EVENT_COLUMNS);
@@ -303,6 +316,11 @@ export class EventWriter {
       .values({ kind: ph("kind"), bucket: ph("bucket"), key: ph("key"), count: ph("count") })
       .onConflictDoUpdate({ target: [eventCounts.kind, eventCounts.bucket, eventCounts.key], set: { count: sql`${eventCounts.count} + excluded.count` } })
       .prepare();
+    this.upsertDaily = db
+      .insert(eventCountsDaily)
+      .values({ kind: ph("kind"), day: ph("day"), key: ph("key"), count: ph("count") })
+      .onConflictDoUpdate({ target: [eventCountsDaily.kind, eventCountsDaily.day, eventCountsDaily.key], set: { count: sql`${eventCountsDaily.count} + excluded.count` } })
+      .prepare();
     this.setMeta = db
       .insert(eventMeta)
       .values({ key: ph("key"), value: ph("value") })
@@ -310,6 +328,7 @@ export class EventWriter {
       .prepare();
 
     this.lastId = db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0;
+    this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
     for (const t of db.select().from(eventTypes).all()) this.typeNames.set(t.id, t.name);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const stored = db.select({ bits: eventSegments.ipBloom }).from(eventSegments).where(eq(eventSegments.seg, lastSeg)).get();
@@ -427,10 +446,49 @@ export class EventWriter {
   flushCounts(): void {
     const through = this.lastId;
     this.db.transaction(() => {
-      for (const [kind, bucket, key, count] of this.counts.entries()) this.upsertCount.run({ kind, bucket, key, count });
+      for (const [kind, bucket, key, count] of this.counts.entries()) {
+        this.upsertCount.run({ kind, bucket, key, count });
+        const day = Math.floor(bucket / DAY_HOURS);
+        if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
+      }
       this.setMeta.run({ key: COUNTED_THROUGH, value: through });
     }, IMMEDIATE);
     this.counts.clear();
+    this.rollUpDay();
+  }
+
+  /**
+   * Sums up the next finished day (at most one per call, so a database with a long backlog
+   * catches up a day per flush rather than stalling the writer): each kind's DAILY_KEYS most
+   * frequent keys of the day's hourly counters go to event_counts_daily.
+   */
+  rollUpDay(now = Date.now()): boolean {
+    const day = this.dailyThrough + 1;
+    if (day >= Math.floor(now / HOUR_MS / DAY_HOURS)) return false;
+    const from = day * DAY_HOURS;
+    this.db.transaction(() => {
+      this.db.run(sql`
+        insert into ${eventCountsDaily} (kind, day, key, count)
+        select kind, ${day}, key, total from (
+          select kind, key, sum(count) as total,
+                 row_number() over (partition by kind order by sum(count) desc, key) as rank
+          from ${eventCounts}
+          where bucket >= ${from} and bucket < ${from + DAY_HOURS}
+          group by kind, key)
+        where rank <= ${DAILY_KEYS}
+        on conflict do update set count = count + excluded.count`);
+      this.setMeta.run({ key: DAILY_THROUGH, value: day });
+    }, IMMEDIATE);
+    this.dailyThrough = day;
+    return true;
+  }
+
+  /** A database without daily counts yet: its oldest hourly counters are the first day to sum up. */
+  private startDailyThrough(): number {
+    const oldest = this.db.select({ bucket: sql<number | null>`min(${eventCounts.bucket})` }).from(eventCounts).get()?.bucket;
+    const day = (oldest === null || oldest === undefined ? Math.floor(Date.now() / HOUR_MS / DAY_HOURS) : Math.floor(oldest / DAY_HOURS)) - 1;
+    this.setMeta.run({ key: DAILY_THROUGH, value: day });
+    return day;
   }
 
   /** Counts the events a crash left uncounted (those above the watermark). */
@@ -470,6 +528,7 @@ export class EventWriter {
     if (!seg) {
       const bucket = Math.floor(cutoffMs / HOUR_MS);
       this.db.delete(eventCounts).where(lt(eventCounts.bucket, bucket)).run();
+      this.db.delete(eventCountsDaily).where(lt(eventCountsDaily.day, Math.floor(bucket / DAY_HOURS))).run();
       return 0;
     }
     const lo = seg.seg * SEG_SIZE;
@@ -677,26 +736,35 @@ export class EventQueries {
     }
   }
 
+  /**
+   * Totals and top lists over the hours from `now - windowMs` (rounded down to the hour) on:
+   * whole days already summed up are read from the daily counters, the hours around them from
+   * the hourly ones.
+   */
   stats(windowMs: number, top: number, now = Date.now()): StatsSummary {
-    const windowStart = now - windowMs;
-    const fromBucket = Math.floor(windowStart / HOUR_MS);
+    const fromBucket = Math.floor((now - windowMs) / HOUR_MS);
     const totalEvents = this.db.select({ n: sql<number | null>`sum(${eventSegments.count})` }).from(eventSegments).get()?.n ?? 0;
-    const windowEvents =
-      this.db
-        .select({ n: sql<number | null>`sum(${eventCounts.count})` })
-        .from(eventCounts)
-        .where(and(eq(eventCounts.kind, "event_type"), gte(eventCounts.bucket, fromBucket)))
-        .get()?.n ?? 0;
-    const total = sql<number>`sum(${eventCounts.count})`;
-    const topOf = (kind: CountKind): TopEntry[] =>
-      this.db
-        .select({ value: eventCounts.key, count: total })
-        .from(eventCounts)
-        .where(and(eq(eventCounts.kind, kind), gte(eventCounts.bucket, fromBucket)))
-        .groupBy(eventCounts.key)
-        .orderBy(desc(total), asc(eventCounts.key))
-        .limit(top)
-        .all();
+    // Daily counters for the days [d0, d1); hourly ones before d0 and from d1 on.
+    const d0 = Math.ceil(fromBucket / DAY_HOURS);
+    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), (readDailyThrough(this.db) ?? -Infinity) + 1));
+    const counts = (kind: CountKind) =>
+      unionAll(
+        this.db
+          .select({ key: eventCounts.key, n: eventCounts.count })
+          .from(eventCounts)
+          .where(and(eq(eventCounts.kind, kind), gte(eventCounts.bucket, fromBucket), or(lt(eventCounts.bucket, d0 * DAY_HOURS), gte(eventCounts.bucket, d1 * DAY_HOURS)))),
+        this.db
+          .select({ key: eventCountsDaily.key, n: eventCountsDaily.count })
+          .from(eventCountsDaily)
+          .where(and(eq(eventCountsDaily.kind, kind), gte(eventCountsDaily.day, d0), lt(eventCountsDaily.day, d1))),
+      ).as("counts");
+    const types = counts("event_type");
+    const windowEvents = this.db.select({ n: sql<number | null>`sum(${types.n})` }).from(types).get()?.n ?? 0;
+    const topOf = (kind: CountKind): TopEntry[] => {
+      const c = counts(kind);
+      const total = sql<number>`sum(${c.n})`;
+      return this.db.select({ value: c.key, count: total }).from(c).groupBy(c.key).orderBy(desc(total), asc(c.key)).limit(top).all();
+    };
     const topLists = Object.fromEntries(COUNT_KINDS.map((k) => [k, topOf(k)])) as Record<CountKind, TopEntry[]>;
     return { totalEvents, windowEvents, windowStart: fromBucket * HOUR_MS, top: topLists };
   }

@@ -124,6 +124,22 @@ export const eventCounts = sqliteTable(
   (t) => [primaryKey({ columns: [t.kind, t.bucket, t.key] })],
 );
 
+/**
+ * The hourly counters of each finished day summed up, the DAILY_KEYS most frequent keys per
+ * kind: a window of days reads a few thousand rows per day instead of 24 hours of counters
+ * (a 7-day window over 10M events took 1.26 s from hourly counters alone).
+ */
+export const eventCountsDaily = sqliteTable(
+  "event_counts_daily",
+  {
+    kind: text("kind").notNull(),
+    day: integer("day").notNull(),
+    key: text("key").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.day, t.key] })],
+);
+
 /** Small bookkeeping values of the event store (the counters' watermark). */
 export const eventMeta = sqliteTable("event_meta", {
   key: text("key").primaryKey(),

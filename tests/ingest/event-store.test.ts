@@ -136,6 +136,57 @@ test("source addresses are counted exactly whatever their form (IPv4 as numbers,
   db.$client.close();
 });
 
+test("stats over days read the daily sums of finished days and give exactly what the hourly counters give", async () => {
+  using dir = tempDir();
+  const path = join(dir.path, "events.db");
+  const db = openDatabase(path);
+  const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false });
+  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  // Five days of events, a different mix each day, at the first and the last hour of each day:
+  // a day counted twice, or an hour at a day's edge counted twice or not at all, shows.
+  const send = (n: number, ts: number, ip: string, user: string) => {
+    for (let i = 0; i < n; i++) ingest.submit({ eventid: i % 3 ? "cowrie.login.failed" : "cowrie.session.connect", src_ip: ip, username: user, timestamp: ts }, { transport: "events", remote: "t" });
+  };
+  const today = Math.floor(NOW / DAY) * DAY;
+  const HALF_HOUR = 1_800_000;
+  for (let d = 1; d <= 5; d++) {
+    send(10 + d, today - d * DAY + HALF_HOUR, `10.0.0.${d}`, `user${d}`);
+    send(3, today - d * DAY - HALF_HOUR, "10.0.0.9", "root");
+  }
+  send(2, today - HALF_HOUR, "10.0.0.7", "eve");
+  send(7, NOW, "10.0.0.8", "today");
+  await ingest.stop();
+  const q = new EventQueries(db);
+  const sinceDay = (d: number) => NOW - (today - d * DAY);
+  const windows = [DAY, sinceDay(2), sinceDay(2) + 3_600_000, sinceDay(3) - 3_600_000, 3 * DAY, 7 * DAY, 30 * DAY];
+  // Past days' counts went to the daily sums as they were written (the store was new: every
+  // earlier day counts as finished). As a database from before daily sums: hourly only.
+  const withDaily = windows.map((w) => q.stats(w, 20));
+  db.$client.exec("DELETE FROM event_counts_daily; DELETE FROM event_meta WHERE key = 'counts_daily_through'");
+  const before = windows.map((w) => q.stats(w, 20));
+  expect(withDaily).toEqual(before);
+  expect(before[5]!.windowEvents).toBe(5 * 3 + 11 + 12 + 13 + 14 + 15 + 2 + 7);
+
+  const writer = new EventWriter(db); // sums up one finished day per call
+  let days = 0;
+  while (writer.rollUpDay()) days++;
+  expect(days).toBeGreaterThanOrEqual(4);
+  expect(db.$client.prepare("SELECT count(*) AS n FROM event_counts_daily").get()).not.toEqual({ n: 0 });
+  expect(windows.map((w) => q.stats(w, 20))).toEqual(before);
+
+  // An event that arrives late for a day already summed up is counted in both.
+  const late = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  late.submit({ eventid: "cowrie.login.failed", src_ip: "10.0.0.9", username: "root", timestamp: NOW - 3 * DAY }, { transport: "events", remote: "t" });
+  await late.stop();
+  const after = q.stats(7 * DAY, 20);
+  expect(after.windowEvents).toBe(before[5]!.windowEvents + 1);
+  expect(after.top.username.find((e) => e.value === "root")).toEqual({ value: "root", count: 16 });
+
+  const plan = (db.$client.prepare("EXPLAIN QUERY PLAN SELECT key, count FROM event_counts_daily WHERE kind = 'src_ip' AND day >= 1 AND day < 9").all() as { detail: string }[]).map((r) => r.detail).join("; ");
+  expect(plan).toContain("USING INDEX");
+  db.$client.close();
+});
+
 test("retention deletes old events in small steps, with their summaries and counters", async () => {
   using dir = tempDir();
   const path = join(dir.path, "events.db");
