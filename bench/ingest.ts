@@ -18,7 +18,7 @@
  * BENCH_ROUNDS (3).
  */
 import { Database } from "bun:sqlite";
-import { copyFileSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { defaultCoreConfig } from "../src/config";
 import { openDatabase } from "../src/db";
@@ -65,6 +65,40 @@ function peakRssMb(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** CPU time so far of each thread of a process (Linux), in clock ticks, by thread id and name. */
+function threadTicks(pid: number): Map<number, { name: string; ticks: number }> {
+  const out = new Map<number, { name: string; ticks: number }>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(Number(tid), { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), ticks: Number(fields[11]) + Number(fields[12]) });
+    }
+  } catch {
+    // Not Linux, or the process is gone: no breakdown.
+  }
+  return out;
+}
+
+/**
+ * Where Core's CPU went during a run, µs per event: the receiving (main) thread, the writer
+ * and checkpointer threads (Bun names both "Worker"; the writer starts first), the rest (JIT
+ * compiler, garbage collector helpers).
+ */
+function cpuNote(pid: number, before: Map<number, { name: string; ticks: number }>, after: Map<number, { name: string; ticks: number }>): string {
+  if (after.size === 0) return "";
+  const us = (ticks: number) => ((ticks * 10_000) / EVENTS).toFixed(2); // a tick is 10 ms
+  const spent = [...after].map(([tid, t]) => ({ tid, name: t.name, ticks: t.ticks - (before.get(tid)?.ticks ?? 0) }));
+  const workers = spent.filter((t) => t.name === "Worker").sort((a, b) => a.tid - b.tid);
+  const main = spent.find((t) => t.tid === pid)?.ticks ?? 0;
+  const rest = spent.filter((t) => t.tid !== pid && t.name !== "Worker").reduce((n, t) => n + t.ticks, 0);
+  const parts = [`receive ${us(main)}`];
+  if (workers[0]) parts.push(`writer ${us(workers[0].ticks)}`);
+  if (workers[1]) parts.push(`checkpoint ${us(workers[1].ticks)}`);
+  parts.push(`other ${us(rest)}`);
+  return `CPU µs/event: ${parts.join(", ")}`;
 }
 
 async function produce(port: number, connections: number, acks: boolean) {
@@ -139,11 +173,13 @@ async function runCore(name: string, connections: number, dbPath: string, logEve
     if (started) port = JSON.parse(started).ports.event;
     if (proc.exitCode !== null) throw new Error(`core exited: ${readFileSync(logPath, "utf8")}`);
   }
+  const before = threadTicks(proc.pid);
   const p = await produce(port, connections, true);
+  const note = cpuNote(proc.pid, before, threadTicks(proc.pid));
   const rssMb = peakRssMb(proc.pid);
   proc.kill("SIGTERM");
   await proc.exited;
-  return { name, connections, rate: EVENTS / ((p.end - p.start) / 1000), p50: p.p50, p99: p.p99, rssMb };
+  return { name, connections, rate: EVENTS / ((p.end - p.start) / 1000), p50: p.p50, p99: p.p99, rssMb, note };
 }
 
 async function runStall(connections: number, dbPath: string): Promise<Result> {
