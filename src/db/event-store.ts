@@ -17,6 +17,8 @@ export const SEG_SIZE = 4096;
 export const HOUR_MS = 3_600_000;
 /** The counters' watermark: every event with a smaller or equal id is counted in event_counts. */
 const COUNTED_THROUGH = "counted_through_id";
+/** The last event id ever given: retention may delete every event, and ids must never come back. */
+const LAST_ID = "last_event_id";
 /** Days (since the epoch, UTC) up to this one are summed up in event_counts_daily. */
 const DAILY_THROUGH = "counts_daily_through";
 export const DAY_HOURS = 24;
@@ -327,7 +329,8 @@ export class EventWriter {
       .onConflictDoUpdate({ target: eventMeta.key, set: { value: sql`excluded.value` } })
       .prepare();
 
-    this.lastId = db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0;
+    const lastGiven = db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, LAST_ID)).get()?.value ?? 0;
+    this.lastId = Math.max(lastGiven, db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0);
     this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
     for (const t of db.select().from(eventTypes).all()) this.typeNames.set(t.id, t.name);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
@@ -349,6 +352,7 @@ export class EventWriter {
       for (const s of b.newSources) this.insertSource.run(s);
       // In the same transaction as the events: a position is stored exactly when its events are.
       for (const [key, value] of b.spools) this.setMeta.run({ key, value });
+      this.setMeta.run({ key: LAST_ID, value: firstId + b.n - 1 });
       for (const t of b.newTypes) this.insertType.run(t);
       let id = firstId;
       // Rows go in ROWS_PER_INSERT at a time, the last few one by one.

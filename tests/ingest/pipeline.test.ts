@@ -53,3 +53,35 @@ test("a failed write is retried and batches still commit in order, each acknowle
   expect(pipeline.counters).toMatchObject({ received: 7, committed: 7, pending: 0 });
   await pipeline.stop();
 });
+
+test("a live-feed subscriber who arrives while a batch fills gets every event enqueued after it", async () => {
+  let next = 1;
+  const writer: WriterChannel = {
+    write: async (b: EventBatch) => {
+      const first = next;
+      next += b.n;
+      return { firstId: first, countsPending: false };
+    },
+    resume: async () => {},
+    flushCounts: async () => {},
+    retentionStep: async () => 0,
+    close: async () => {},
+  };
+  const bus = new MessageBus();
+  const pipeline = new EventPipeline({
+    config: defaultCoreConfig({ batch_size: 100, batch_delay_ms: 1000, log_events: false }),
+    writer,
+    bus,
+    logger: silentLogger(),
+    nodeOfPot: () => null,
+    dictionaries: { sources: [], types: [] },
+  });
+  const event = (n: number) => ({ node_id: null, pot_id: null, pot_type: null, event_type: "t.e", ts: 0, src_ip: null, text: JSON.stringify({ n }), username: null, password: null });
+  for (let i = 0; i < 3; i++) pipeline.enqueue(event(i), null);
+  const got: unknown[] = [];
+  bus.subscribe((m) => got.push((m.payload as { id: number; data: { n: number } }).data.n));
+  for (let i = 3; i < 6; i++) pipeline.enqueue(event(i), null);
+  await pipeline.flush();
+  expect(got).toEqual([3, 4, 5]);
+  await pipeline.stop();
+});

@@ -36,8 +36,12 @@ interface Batch {
   passwords: Map<number, Map<string, number>>;
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
-  /** The events themselves, with their data text, only while the feed or the log needs them. */
+  /**
+   * The events themselves, with their data text, only while the feed or the log needs them:
+   * events `eventsFrom`... of the batch (a subscriber may arrive while the batch fills).
+   */
   events: IngestEvent[] | null;
+  eventsFrom: number;
   /** Streams in this batch → their line count when it was sealed. */
   tags: Map<StreamTag, number>;
 }
@@ -174,6 +178,10 @@ export class EventPipeline implements Ingest {
     b.sourceId[i] = this.sourceIdOf(ev, b);
     b.typeId[i] = this.typeIdOf(ev.event_type, b);
     b.ips.push(ev.src_ip ?? "");
+    if (b.events === null && this.opts.bus.wants("PotEvent")) {
+      b.events = [];
+      b.eventsFrom = i;
+    }
     if (ev.text === null && (b.events !== null || at < 0)) ev.text = dataText(scan!);
     if (ev.text !== null) {
       reserve(b, ev.text.length * 3);
@@ -238,8 +246,8 @@ export class EventPipeline implements Ingest {
       passwords: new Map(),
       newSources: [],
       newTypes: [],
-      // Decided per batch: a subscriber who arrives meanwhile gets the events of the next one.
-      events: this.opts.bus.wants("PotEvent") || this.cfg.log_events ? [] : null,
+      events: this.cfg.log_events ? [] : null,
+      eventsFrom: 0,
       tags: new Map(),
     };
   }
@@ -349,8 +357,8 @@ export class EventPipeline implements Ingest {
       this.counters.committed += b.n;
       const publish = this.opts.bus.wants("PotEvent");
       if (b.events && (publish || this.cfg.log_events)) {
-        for (let i = 0; i < b.n; i++) {
-          const rec = toRecord(firstId + i, b.events[i] as IngestEvent & { text: string });
+        for (let i = b.eventsFrom; i < b.n; i++) {
+          const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
           if (this.cfg.log_events) this.eventLog.info({ event: { ...rec, node_id: rec.node_id?.toString() ?? null } }, "event");
           if (publish) this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
         }
