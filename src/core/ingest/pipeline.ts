@@ -11,10 +11,11 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
-import { eventLogger, type Logger } from "../../log";
+import { eventLog, type EventLogger, type Logger } from "../../log";
+import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
-import { fromNodeEvent, normalise, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
+import { fromNodeEvent, normalise, parseData, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
 import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
@@ -37,8 +38,9 @@ interface Batch {
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
   /**
-   * The events themselves, with their data text, only while the feed or the log needs them:
-   * events `eventsFrom`... of the batch (a subscriber may arrive while the batch fills).
+   * The events themselves, with their data text, only while the live feed wants them: events
+   * `eventsFrom`... of the batch (a subscriber may arrive while the batch fills). The log
+   * lines are written from the columns and the data bytes.
    */
   events: IngestEvent[] | null;
   eventsFrom: number;
@@ -71,12 +73,16 @@ export class EventPipeline implements Ingest {
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
-  private readonly eventLog: Logger;
+  /** Writes an event's log line; null when the event log is off. */
+  private readonly eventLine: EventLogger | null;
   private readonly warn: RateLimitedLog;
   private readonly cfg: PipelineOptions["config"];
 
   private readonly sourceIds = new Map<bigint | null, Map<string | null, Map<string | null, number>>>();
   private readonly typeIds = new Map<string, number>();
+  /** The dictionaries the other way round, for log lines: id → source, id → event type. */
+  private readonly sourceById: SourceEntry[] = [];
+  private readonly typeById: string[] = [];
   private nextSourceId = 1;
   private nextTypeId = 1;
 
@@ -105,14 +111,16 @@ export class EventPipeline implements Ingest {
     this.spools = new Map(opts.spools ?? []);
     this.cfg = opts.config;
     this.log = opts.logger;
-    this.eventLog = eventLogger(opts.logger);
+    this.eventLine = this.cfg.log_events ? eventLog(opts.logger, parseData) : null;
     this.warn = new RateLimitedLog(opts.logger);
     for (const s of opts.dictionaries.sources) {
       this.sourceMap(s.nodeId === null ? null : BigInt(s.nodeId), s.potId).set(s.potType, s.id);
+      this.sourceById[s.id] = s;
       this.nextSourceId = Math.max(this.nextSourceId, s.id + 1);
     }
     for (const t of opts.dictionaries.types) {
       this.typeIds.set(t.name, t.id);
+      this.typeById[t.id] = t.name;
       this.nextTypeId = Math.max(this.nextTypeId, t.id + 1);
     }
     if (this.cfg.retention_days > 0) {
@@ -182,13 +190,14 @@ export class EventPipeline implements Ingest {
       b.events = [];
       b.eventsFrom = i;
     }
-    if (ev.text === null && (b.events !== null || at < 0)) ev.text = dataText(scan!);
-    if (ev.text !== null) {
-      reserve(b, ev.text.length * 3);
-      b.dataLen += b.dataBuf.write(ev.text, b.dataLen);
-    } else {
+    if (ev.text === null && at >= 0) {
       reserve(b, dataBytes(scan!));
       b.dataLen = writeData(scan!, bytes!, at, b.dataBuf, b.dataLen);
+      if (b.events !== null) ev.text = dataText(scan!);
+    } else {
+      ev.text ??= dataText(scan!);
+      reserve(b, ev.text.length * 3);
+      b.dataLen += b.dataBuf.write(ev.text, b.dataLen);
     }
     b.dataEnds[i] = b.dataLen;
     if (ev.username !== null) countIn(b.users, ev.ts, ev.username);
@@ -246,7 +255,7 @@ export class EventPipeline implements Ingest {
       passwords: new Map(),
       newSources: [],
       newTypes: [],
-      events: this.cfg.log_events ? [] : null,
+      events: null,
       eventsFrom: 0,
       tags: new Map(),
     };
@@ -266,7 +275,9 @@ export class EventPipeline implements Ingest {
     if (id === undefined) {
       id = this.nextSourceId++;
       byType.set(ev.pot_type, id);
-      b.newSources.push({ id, nodeId: ev.node_id === null ? null : ev.node_id.toString(), potId: ev.pot_id, potType: ev.pot_type });
+      const source = { id, nodeId: ev.node_id === null ? null : ev.node_id.toString(), potId: ev.pot_id, potType: ev.pot_type };
+      this.sourceById[id] = source;
+      b.newSources.push(source);
     }
     return id;
   }
@@ -276,6 +287,7 @@ export class EventPipeline implements Ingest {
     if (id === undefined) {
       id = this.nextTypeId++;
       this.typeIds.set(name, id);
+      this.typeById[id] = name;
       b.newTypes.push({ id, name });
     }
     return id;
@@ -356,11 +368,11 @@ export class EventPipeline implements Ingest {
     if (!lost) {
       this.counters.committed += b.n;
       const publish = this.opts.bus.wants("PotEvent");
-      if (b.events && (publish || this.cfg.log_events)) {
+      if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
+      if (b.events && this.opts.bus.wants("PotEvent")) {
         for (let i = b.eventsFrom; i < b.n; i++) {
           const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
-          if (this.cfg.log_events) this.eventLog.info({ event: { ...rec, node_id: rec.node_id?.toString() ?? null } }, "event");
-          if (publish) this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
+          this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
         }
       }
     }
@@ -377,6 +389,24 @@ export class EventPipeline implements Ingest {
     // The writer has room: whatever accumulated meanwhile goes now rather than after the delay.
     if (this.sealed.length === 0 && this.current && this.inFlight < MAX_IN_FLIGHT) this.seal();
     this.pump();
+  }
+
+  /** One log line per committed event, from the batch's columns and data bytes. */
+  private logBatch(b: Batch, firstId: number, line: EventLogger): void {
+    const fields = { id: 0, node_id: null as string | null, pot_id: null as string | null, pot_type: null as string | null, event_type: "", timestamp: "", src_ip: null as string | null };
+    for (let i = 0, from = 0; i < b.n; i++) {
+      const source = this.sourceById[b.sourceId[i]!]!;
+      fields.id = firstId + i;
+      fields.node_id = source.nodeId;
+      fields.pot_id = source.potId;
+      fields.pot_type = source.potType;
+      fields.event_type = this.typeById[b.typeId[i]!]!;
+      fields.timestamp = isoTime(b.ts[i]!);
+      fields.src_ip = b.ips[i] || null;
+      const to = b.dataEnds[i]!;
+      line(fields, b.dataBuf, from, to);
+      from = to;
+    }
   }
 
   private setOverloaded(on: boolean): void {
