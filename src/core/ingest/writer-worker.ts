@@ -20,6 +20,9 @@ self.onmessage = (e: MessageEvent<{ rid: number; req: WriterRequest }>) => {
       db = openDatabase(req.path);
       // The checkpointer thread copies the log into the database (see checkpointer.ts).
       if (!req.autoCheckpoint) db.$client.exec("PRAGMA wal_autocheckpoint = 0");
+      // Appending touches few pages; the 64 MiB cache of the reading connection only grew the
+      // writer's memory (measured: peak RSS 574 -> 446 MB at full rate, same speed).
+      db.$client.exec("PRAGMA cache_size = -8192");
       host = new WriterHost(new EventWriter(db));
     } else {
       if (!host) throw new Error("the event writer is not open");
