@@ -3,7 +3,8 @@
  *
  * - a worker thread with its own SQLite connection (file databases), so that parsing and
  *   writing use both cores: on these 2-core machines the single-thread design tops out near
- *   0.2M events/s with the second core idle (DESIGN.md facts; bench/ingest.ts measures both);
+ *   0.3M events/s (bench/ingest.ts measures both), and a second worker that checkpoints the
+ *   WAL (checkpointer.ts) so that the writer never stops to copy it;
  * - inline on the caller's connection, for `:memory:` databases (a worker cannot open the
  *   same in-memory database) and for `ingest_worker: false`.
  *
