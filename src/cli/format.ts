@@ -3,7 +3,7 @@
  * shapes are tested without a network and every command prints them the same way.
  */
 import type { Node, NodeDetail, Pot } from "./client";
-import { clean, renderFields, renderTable, truncate, type Column } from "./table";
+import { clean, renderFields, renderTable, type Column } from "./table";
 
 const byName = <T extends { node_name: string; node_id: bigint }>(a: T, b: T) =>
   a.node_name.localeCompare(b.node_name) || (a.node_id < b.node_id ? -1 : a.node_id > b.node_id ? 1 : 0);

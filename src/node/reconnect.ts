@@ -126,7 +126,7 @@ export function startReconnecting(opts: ReconnectOptions): ReconnectHandle {
             opts.onClose(conn);
             schedule();
           },
-          error(socket, error) {
+          error(_socket, error) {
             logger.debug({ err: error.message }, "connection error");
           },
         },

@@ -367,7 +367,6 @@ export class EventPipeline implements Ingest {
     this.counters.pending -= b.n;
     if (!lost) {
       this.counters.committed += b.n;
-      const publish = this.opts.bus.wants("PotEvent");
       if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
       if (b.events && this.opts.bus.wants("PotEvent")) {
         for (let i = b.eventsFrom; i < b.n; i++) {

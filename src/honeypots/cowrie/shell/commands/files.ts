@@ -16,7 +16,7 @@ export function columns(names: string[], width = TERMINAL_WIDTH): string {
     if (widths.reduce((a, b) => a + b, 0) - 2 > width) continue;
     const lines: string[] = [];
     for (let r = 0; r < rows; r++) {
-      const cells = widths.map((w, c) => names[c * rows + r]).filter((n) => n !== undefined);
+      const cells = widths.map((_, c) => names[c * rows + r]).filter((n) => n !== undefined);
       lines.push(cells.map((n, c) => (c === cells.length - 1 ? n : n.padEnd(widths[c]))).join(""));
     }
     return `${lines.join("\n")}\n`;
