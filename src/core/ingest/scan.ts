@@ -204,21 +204,10 @@ export function scanNativeLine(t: string, out: ScannedLine): boolean {
     const vs = i;
     c = t.charCodeAt(i);
     let kind: number;
-    let escaped = false;
     if (c === 34) {
       kind = STRING;
-      for (i++; ; i++) {
-        if (i >= n) return false;
-        c = t.charCodeAt(i);
-        if (c === 34) break;
-        if (c < 32) return false;
-        if (c === 92) {
-          escaped = true;
-          i = skipEscape(t, i);
-          if (i < 0) return false;
-        }
-      }
-      i++;
+      i = skipString(t, i);
+      if (i < 0) return false;
     } else if (c === 45 || (c >= 48 && c <= 57)) {
       kind = NUMBER;
       i = skipNumber(t, i);
@@ -242,20 +231,26 @@ export function scanNativeLine(t: string, out: ScannedLine): boolean {
     const ve = i;
 
     if (field !== OTHER) {
-      // A field this path reads: only plain strings (and the forms noted) are taken here.
-      if (escaped) return false;
-      if (field === EVENTID || (field >= POT_ID && field <= HONEYPOT_TYPE)) {
-        if (kind !== STRING && (kind !== NULL || field === EVENTID)) return false;
-        const v = kind === NULL ? null : (field === EVENTID ? recentTypes : recentPots).of(t, vs + 1, ve - 1);
-        if (field === EVENTID) {
-          out.eventid = v!;
-          hasEventid = true;
-        } else if (field === POT_ID) out.potId = v;
-        else if (field === POT_TYPE) out.potType = v;
-        else if (field === HONEYPOT_ID) out.honeypotId = v;
-        else out.honeypotType = v;
-      }
+      // A field this path reads: plain strings (no escapes to undo) and the forms noted.
+      if (kind === STRING && hasBackslash(t, vs + 1, ve - 1)) return false;
       switch (field) {
+        case EVENTID:
+          if (kind !== STRING) return false;
+          out.eventid = recentTypes.of(t, vs + 1, ve - 1);
+          hasEventid = true;
+          break;
+        case POT_ID:
+        case POT_TYPE:
+        case HONEYPOT_ID:
+        case HONEYPOT_TYPE: {
+          if (kind !== STRING && kind !== NULL) return false;
+          const v = kind === NULL ? null : recentPots.of(t, vs + 1, ve - 1);
+          if (field === POT_ID) out.potId = v;
+          else if (field === POT_TYPE) out.potType = v;
+          else if (field === HONEYPOT_ID) out.honeypotId = v;
+          else out.honeypotType = v;
+          break;
+        }
         case NODE_ID:
           if (kind === NULL) out.nodeDigits = null;
           else if (kind === NUMBER && isDigits(t, vs, ve)) out.nodeDigits = recentNodes.of(t, vs, ve);
@@ -413,6 +408,11 @@ function skipNumber(t: string, i: number): number {
     while (isDigit(t.charCodeAt(i))) i++;
   }
   return i;
+}
+
+function hasBackslash(t: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (t.charCodeAt(i) === 92) return true;
+  return false;
 }
 
 function isDigits(t: string, from: number, to: number): boolean {
