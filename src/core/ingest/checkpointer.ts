@@ -11,7 +11,7 @@
  * file stays small; should it ever fall far behind (RESTART_FRAMES), a RESTART checkpoint
  * makes the writer wait once until the log is copied and can start over.
  */
-import { Database } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 
 declare const self: Worker;
 
@@ -21,7 +21,11 @@ export type CheckpointReply = { ok: true; log: number; checkpointed: number } | 
 /** 64 MiB of 16 KiB pages. */
 export const RESTART_FRAMES = 4096;
 
+type CheckpointResult = { busy: number; log: number; checkpointed: number };
+
 let db: Database | null = null;
+let passive: Statement<CheckpointResult> | null = null;
+let restart: Statement<CheckpointResult> | null = null;
 
 self.onmessage = (e: MessageEvent<CheckpointRequest>) => {
   const req = e.data;
@@ -30,13 +34,19 @@ self.onmessage = (e: MessageEvent<CheckpointRequest>) => {
     if (req.op === "open") {
       db = new Database(req.path, { strict: true });
       db.exec("PRAGMA busy_timeout = 5000");
-    } else if (req.op === "checkpoint" && db) {
-      let r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as { busy: number; log: number; checkpointed: number };
-      if (r.log > RESTART_FRAMES) r = db.query("PRAGMA wal_checkpoint(RESTART)").get() as typeof r;
+      passive = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+      restart = db.prepare("PRAGMA wal_checkpoint(RESTART)");
+    } else if (req.op === "checkpoint" && passive && restart) {
+      let r = passive.get()!;
+      if (r.log > RESTART_FRAMES) r = restart.get()!;
       reply = { ok: true, log: r.log, checkpointed: r.checkpointed };
     } else if (req.op === "close") {
+      // Statements first: a connection with live statements stays open after close(), and
+      // then the last one to close is not the one that removes the WAL file.
+      passive?.finalize();
+      restart?.finalize();
       db?.close();
-      db = null;
+      db = passive = restart = null;
     }
     self.postMessage(reply);
   } catch (err) {
