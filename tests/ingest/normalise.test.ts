@@ -154,6 +154,17 @@ describe("normalise", () => {
     expect(refuse({ version: 2, message: { NodeRegistration: {} } })).toContain("unknown or unexpected");
     expect(refuse({ version: 2, message: { NodeEvent: "Started" } })).toContain("EventStreamHello");
   });
+
+  test("an envelope is an integer version and a one-key message naming a kind; any other object is a honeypot's", () => {
+    // The relay decides with the same function (protocol/classify.ts).
+    const own = { event_type: "web.request", version: "HTTP/1.1", message: { path: "/", status: 200 } };
+    expect(normalise(own, ctx())).toMatchObject({ ok: true, event: { event_type: "web.request", data: { version: "HTTP/1.1", message: { path: "/", status: 200 } } } });
+    expect(normalise({ eventid: "x.a", version: 2, message: { PotEvent: {}, text: "t" } }, ctx())).toMatchObject({ ok: true, event: { event_type: "x.a" } });
+    expect(normalise({ eventid: "x.b", version: 2.5, message: { PotEvent: {} } }, ctx())).toMatchObject({ ok: true, event: { event_type: "x.b" } });
+    expect(normalise({ eventid: "x.c", version: 2, message: { toString: {} } }, ctx())).toMatchObject({ ok: true, event: { event_type: "x.c" } });
+    // An envelope even with an eventid beside it: both sides of the relay read it so.
+    expect(normalise({ eventid: "x.d", version: 2, message: { PotLog: { log_type: "stderr", data: "l" } } }, ctx())).toMatchObject({ ok: true, event: { event_type: "log.stderr" } });
+  });
 });
 
 describe("parseEventLine keeps u64 node ids exact", () => {

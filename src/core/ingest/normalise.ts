@@ -14,6 +14,7 @@
  * sent is lost.
  */
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
+import { isEnvelope } from "../../protocol/classify";
 import { decodeEnvelope } from "../../protocol/messages";
 import { isoTime } from "../../protocol/time";
 import type { ScannedLine } from "./scan";
@@ -79,9 +80,8 @@ const fail = (error: string): NormaliseResult => ({ ok: false, error });
 
 export function normalise(value: unknown, ctx: NormaliseContext): NormaliseResult {
   if (!isObject(value)) return fail("an event must be a JSON object");
-  // Native first: Cowrie's events may carry `version` and `message` fields of their own.
-  if (typeof value.eventid === "string") return fromNative(value, ctx);
-  if ("version" in value && "message" in value && typeof value.message !== "string") {
+  // The relay's rule (isEnvelope): Cowrie's events carry `version` and `message` fields of their own.
+  if (isEnvelope(value)) {
     const msg = decodeEnvelope(value, EVENT_KINDS);
     if (!msg.ok) return fail(msg.message);
     if (msg.kind === "PotEvent") return fromPotEvent(msg.payload, ctx);
@@ -92,6 +92,7 @@ export function normalise(value: unknown, ctx: NormaliseContext): NormaliseResul
     }
     return fail(`${msg.kind} is not an event`);
   }
+  if (typeof value.eventid === "string") return fromNative(value, ctx);
   if (typeof value.event_type === "string" || typeof value.event === "string") return fromPotEvent(value, ctx);
   if (typeof value.log_type === "string") return fromPotLog(value, ctx);
   return fail("not an event: it has none of eventid, event_type, event, log_type and is not a PotEvent/PotLog envelope");
