@@ -77,10 +77,10 @@ describe("every event reaches Core through the node's relay", () => {
 
       // The pot's own record: its JSON log, written before anything is sent to the relay.
       const file = join(node.dataDir, "pots", "ssh-01", "log", "cowrie.json");
-      const lines = await until((): string[] | null => {
+      const lines = (await until((): string[] | false => {
         const all = readFileSync(file, "utf8").split("\n").filter(Boolean);
-        return all.filter((l) => l.includes('"cowrie.session.closed"')).length === 2 ? all : null;
-      }, "both sessions closed in the pot's log");
+        return all.filter((l) => l.includes('"cowrie.session.closed"')).length === 2 && all;
+      }, "both sessions closed in the pot's log")) as string[];
       await relayed(node, lines.length);
 
       const written = lines.map((l) => JSON.parse(l));
