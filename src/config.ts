@@ -43,7 +43,7 @@ export const CoreConfig = Type.Object({
     minimum: 0,
     maximum: 60_000,
     default: 5000,
-    description: "How long the stats' top lists may lag behind committed events (counters are written in bulk; less often is cheaper at high rates).",
+    description: "How often the event writer writes the stats counters it keeps in memory (in bulk: less often is cheaper at high rates). A stats read has them written first, so it counts every committed event.",
   }),
   ws_backpressure_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: "Bytes queued for one WebSocket client before it is cut off." }),
   // ---- Security (see README "Security") ----

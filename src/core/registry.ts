@@ -148,6 +148,12 @@ export class Registry {
     return this.potOwner.get(potId) ?? null;
   }
 
+  /** The kind of a pot: the node's pot of that id, or (no node given) its last owner's. */
+  potTypeOf(nodeId: bigint | null, potId: string): string | null {
+    const owner = nodeId ?? this.potOwner.get(potId);
+    return owner === undefined ? null : (this.pots.get(`${owner}/${potId}`)?.pot_type ?? null);
+  }
+
   get connectedCount(): number {
     let n = 0;
     for (const v of this.nodes.values()) if (v.link) n++;

@@ -5,8 +5,12 @@
  *
  * Accepted: flat honeypot JSON (Cowrie-style, with `eventid`), a bare PotEvent object, or a
  * PotEvent / PotLog envelope; the same shapes Core's event socket takes. A pot is named by
- * `pot_id` or by Cowrie's HoneyBee output field `honeybee_honeypot_id`.
+ * `pot_id` or by Cowrie's HoneyBee output field `honeybee_honeypot_id`. What is an envelope is
+ * decided by `isEnvelope`, the rule Core's ingest uses too. No JSON object is refused here:
+ * an envelope this relay does not stamp (another kind, another version) is forwarded as it
+ * is, and Core stores it or says why not.
  */
+import { isEnvelope } from "../protocol/classify";
 import { PROTOCOL_VERSION, variant } from "../protocol/messages";
 
 export interface StampContext {
@@ -26,11 +30,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 export function stampEvent(value: unknown, ctx: StampContext): StampResult {
   if (!isObject(value)) return { kind: "rejected", reason: "an event must be a JSON object" };
-  if (value.version !== undefined && value.message !== undefined) {
-    if (value.version !== PROTOCOL_VERSION) return { kind: "rejected", reason: `unsupported protocol version ${JSON.stringify(value.version)}` };
-    const v = variant(value.message);
-    if (v?.kind === "EventStreamHello") return { kind: "hello", acks: isObject(v.payload) && v.payload.acks === true };
-    if ((v?.kind !== "PotEvent" && v?.kind !== "PotLog") || !isObject(v.payload)) return { kind: "rejected", reason: "only PotEvent and PotLog envelopes are events" };
+  if (isEnvelope(value)) {
+    const v = variant(value.message)!;
+    if (value.version !== PROTOCOL_VERSION) return { kind: "event", value, potId: null };
+    if (v.kind === "EventStreamHello") return { kind: "hello", acks: isObject(v.payload) && v.payload.acks === true };
+    if ((v.kind !== "PotEvent" && v.kind !== "PotLog") || !isObject(v.payload)) return { kind: "event", value, potId: null };
     const inner = stampFlat(v.payload, ctx);
     return { kind: "event", value: { version: PROTOCOL_VERSION, message: { [v.kind]: inner.value } }, potId: inner.potId };
   }

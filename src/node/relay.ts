@@ -56,7 +56,7 @@ export function startRelay(opts: RelayOptions): RelayHandle {
 
   const reject = (c: Conn, reason: string) => {
     counters.rejected++;
-    warn.warn(`reject:${c.remote}`, { remote: c.remote, reason }, "relay dropped a line that is not an event");
+    warn.warn(`reject:${c.remote}`, { remote: c.remote, reason }, "relay dropped a line that is not a JSON object");
   };
 
   const take = (c: Conn, text: string, out: string[]) => {

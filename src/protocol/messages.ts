@@ -149,6 +149,11 @@ const PAYLOADS = {
   Error: ProtocolErrorPayload,
 } as const;
 export type MessageKind = keyof typeof PAYLOADS;
+
+/** True for the name of a Protocol v2 message kind (own keys only: not `toString` and the like). */
+export function isMessageKind(name: string): name is MessageKind {
+  return Object.hasOwn(PAYLOADS, name);
+}
 export type Payload<K extends MessageKind> = (typeof PAYLOADS)[K] extends TSchema ? Static<(typeof PAYLOADS)[K]> : null;
 
 const CHECKS = Object.fromEntries(
@@ -192,7 +197,7 @@ export function decodeEnvelope(value: unknown, accept?: ReadonlySet<string>): De
 
 /** Decodes a kind and its payload, as if it had arrived in an envelope. */
 export function decodeVariant(kind: string, payload: unknown, accept?: ReadonlySet<string>): Decoded | DecodeError {
-  if (!(kind in PAYLOADS) || (accept && !accept.has(kind))) {
+  if (!isMessageKind(kind) || (accept && !accept.has(kind))) {
     return { ok: false, code: "unknown_kind", kind, message: `unknown or unexpected message kind ${JSON.stringify(kind)}` };
   }
   const k = kind as MessageKind;

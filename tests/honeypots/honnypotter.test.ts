@@ -148,13 +148,13 @@ describe("xmlrpc.php", () => {
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("text/xml; charset=UTF-8");
     expect(r.body).toBe(fault(403, "Incorrect username or password."));
-    const event = await relay.event("honnypotter.xmlrpc.attack", { password: "s3cret" });
+    const event = await relay.event("honnypotter.xmlrpc.failed", { password: "s3cret" });
     expect(event).toMatchObject({
       ...request("/xmlrpc.php"),
-      eventid: "honnypotter.xmlrpc.attack",
+      eventid: "honnypotter.xmlrpc.failed",
       method: "wp.getUsersBlogs",
       username: "admin",
-      message: "XML-RPC login attempt (wp.getUsersBlogs): admin from 127.0.0.1",
+      message: "XML-RPC authentication failed: admin",
     });
   });
 
@@ -165,7 +165,7 @@ describe("xmlrpc.php", () => {
     const r = await curl("-X", "POST", `${base}/xmlrpc.php`, "--data-binary", body);
     expect(r.body.match(/<name>faultCode<\/name><value><int>403<\/int>/g)?.length).toBe(3);
     for (const [username, password] of [["admin", "m1"], ["admin", "m2"], ["editor", "m3"]]) {
-      expect(await relay.event("honnypotter.xmlrpc.attack", { password })).toMatchObject({ method: "wp.getUsersBlogs", username });
+      expect(await relay.event("honnypotter.xmlrpc.failed", { password })).toMatchObject({ method: "wp.getUsersBlogs", username });
     }
   });
 
@@ -180,7 +180,7 @@ describe("xmlrpc.php", () => {
     expect((await curl("-X", "POST", `${base}/xmlrpc.php`, "--data-binary", doctype)).body).toBe(parseError);
     expect((await curl("-X", "POST", `${base}/xmlrpc.php`, "--data-binary", xmlCall("evil.<x>"))).body).toBe(parseError);
     expect((await curl("-X", "POST", `${base}/xmlrpc.php`, "--data-binary", xmlCall("no.such", "a"))).body).toBe(fault(-32601, "server error. requested method no.such does not exist."));
-    expect(relay.all.filter((e) => e.eventid === "honnypotter.xmlrpc.attack" && e.password === "z")).toEqual([]);
+    expect(relay.all.filter((e) => e.eventid === "honnypotter.xmlrpc.failed" && e.password === "z")).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { normalise, parseTimestamp, type NormaliseContext } from "../../src/core/ingest/normalise";
 import { isoTime } from "../../src/protocol/time";
 import { parseEventLine } from "../../src/core/ingest/parse";
+import { goData, goPotEvent, goPotLog } from "../helpers/go-node";
 
 const NOW = Date.parse("2026-11-22T12:00:00.000Z");
 const BIG = 18446744073709551557n;
@@ -95,6 +96,45 @@ describe("normalise", () => {
     });
   });
 
+  test("a Go node's PotLog is stored as the event it carries, as if the line had come flat", () => {
+    const flatLines = sampleLines("cowrie-2.9-honeybee-output.jsonl").map((l) => parseEventLine(l) as Record<string, unknown>);
+    const node = { node_id: BIG, pot_id: "cowrie-lab", pot_type: "cowrie" };
+    for (const line of flatLines) {
+      const flat = ok(line);
+      const log = ok({ version: 2, message: { PotLog: goPotLog(line, node, NOW) } });
+      // The same columns; data as the Go node carries it (its fields as strings, no nested values).
+      expect(log).toEqual({ ...flat, node_id: BIG, data: goData(flat.data) });
+    }
+  });
+
+  test("a PotLog's log_type: a dotted event id is the event type, a plain name is a process's output under log.", () => {
+    const log = (log_type: string, data: unknown) => ok({ version: 2, message: { PotLog: { pot_id: "p", pot_type: "cowrie", log_type, data, timestamp: "2026-11-22T01:07:40Z" } } });
+    expect(log("cowrie.login.failed", { src_ip: "203.0.113.7", username: "root", timestamp: "2026-11-22T01:07:41.947048Z" })).toEqual({
+      node_id: null,
+      pot_id: "p",
+      pot_type: "cowrie",
+      event_type: "cowrie.login.failed",
+      ts: Date.parse("2026-11-22T01:07:41.947Z"),
+      src_ip: "203.0.113.7",
+      data: { username: "root" },
+    });
+    expect(log("stdout", { src_ip: "203.0.113.7", text: "x" })).toEqual({ node_id: null, pot_id: "p", pot_type: "cowrie", event_type: "log.stdout", ts: Date.parse("2026-11-22T01:07:40Z"), src_ip: "203.0.113.7", data: { text: "x" } });
+    expect(["stderr", "stdout", "install", "x.", ".x", "log.stderr"].map((t) => log(t, "l").event_type)).toEqual(["log.stderr", "log.stdout", "log.install", "log.x.", "log..x", "log.stderr"]);
+    // A src_ip unfit for the column stays in data, once.
+    expect(log("cowrie.login.failed", { src_ip: "not an address" })).toMatchObject({ src_ip: null, data: { src_ip: "not an address" } });
+  });
+
+  test("PotEvent and PotLog without pot_type: the registry's kind of the pot, else the event id's prefix", () => {
+    const potTypeOf = (nodeId: bigint | null, potId: string) => (nodeId === 7n && potId === "ssh-02" ? "cowrie" : null);
+    const goEvent = goPotEvent({ eventid: "login.failed", message: "m", src_ip: "203.0.113.7", username: "root" }, { node_id: 7n, pot_id: "ssh-02" }, NOW);
+    expect(ok({ version: 2, message: { PotEvent: goEvent } }, ctx({ potTypeOf }))).toMatchObject({ pot_id: "ssh-02", pot_type: "cowrie", event_type: "login.failed", src_ip: "203.0.113.7" });
+    expect(ok({ version: 2, message: { PotEvent: { ...goEvent, pot_id: "other", event: "honnypotter.login.failed" } } }, ctx({ potTypeOf })).pot_type).toBe("honnypotter");
+    expect(ok({ version: 2, message: { PotLog: { node_id: 7, pot_id: "ssh-02", log_type: "stderr", data: "l" } } }, ctx({ potTypeOf })).pot_type).toBe("cowrie");
+    expect(ok({ version: 2, message: { PotLog: { node_id: 8, pot_id: "ssh-02", log_type: "stderr", data: "l" } } }, ctx({ potTypeOf })).pot_type).toBeNull();
+    // The node that sent it, when the message does not say.
+    expect(ok({ pot_id: "ssh-02", event: "x", timestamp: 1 }, ctx({ potTypeOf, nodeId: 7n })).pot_type).toBe("cowrie");
+  });
+
   test("node_id: the event's own, else the sender's, else the registry's owner of the pot", () => {
     const nodeOfPot = (p: string) => (p === "known" ? 99n : null);
     expect(ok({ eventid: "a.b", pot_id: "known", node_id: 1 }, ctx({ nodeId: 2n, nodeOfPot })).node_id).toBe(1n);
@@ -153,6 +193,17 @@ describe("normalise", () => {
     expect(refuse({ version: 3, message: { PotEvent: {} } })).toContain("version");
     expect(refuse({ version: 2, message: { NodeRegistration: {} } })).toContain("unknown or unexpected");
     expect(refuse({ version: 2, message: { NodeEvent: "Started" } })).toContain("EventStreamHello");
+  });
+
+  test("an envelope is an integer version and a one-key message naming a kind; any other object is a honeypot's", () => {
+    // The relay decides with the same function (protocol/classify.ts).
+    const own = { event_type: "web.request", version: "HTTP/1.1", message: { path: "/", status: 200 } };
+    expect(normalise(own, ctx())).toMatchObject({ ok: true, event: { event_type: "web.request", data: { version: "HTTP/1.1", message: { path: "/", status: 200 } } } });
+    expect(normalise({ eventid: "x.a", version: 2, message: { PotEvent: {}, text: "t" } }, ctx())).toMatchObject({ ok: true, event: { event_type: "x.a" } });
+    expect(normalise({ eventid: "x.b", version: 2.5, message: { PotEvent: {} } }, ctx())).toMatchObject({ ok: true, event: { event_type: "x.b" } });
+    expect(normalise({ eventid: "x.c", version: 2, message: { toString: {} } }, ctx())).toMatchObject({ ok: true, event: { event_type: "x.c" } });
+    // An envelope even with an eventid beside it: both sides of the relay read it so.
+    expect(normalise({ eventid: "x.d", version: 2, message: { PotLog: { log_type: "stderr", data: "l" } } }, ctx())).toMatchObject({ ok: true, event: { event_type: "log.stderr" } });
   });
 });
 

@@ -83,6 +83,8 @@ describe("fast path for flat native events", () => {
       '{"eventid":"x.y","deep":' + "[".repeat(40) + "]".repeat(40) + "}", // deeper than the scan goes
       '{"event_type":"x.y","src_ip":"1.2.3.4"}', // not native
       '{"version":2,"message":{"PotEvent":{}}}',
+      '{"eventid":"x.y","version":2,"message":{"PotLog":{"log_type":"a"}}}', // an envelope (protocol/classify.ts)
+      '{"eventid":"x.y","message":{"text":"t"}}', // an object message: the general path tells envelopes apart
       '{"eventid":"x\\u002ey"}', // escape in a column
       '{"eventid":"x.y","src_ip":"not an address with spaces"}', // kept in data by the general path
       '{"eventid":"x.y","timestamp":"yesterday"}', // kept in data by the general path
@@ -113,8 +115,8 @@ describe("fast path for flat native events", () => {
     let seed = 1234567;
     const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-    const keys = ["eventid", "node_id", "pot_id", "pot_type", "honeybee_honeypot_id", "honeybee_honeypot_type", "timestamp", "time", "src_ip", "username", "password", "message", "session", "x", ""];
-    const values = ['"cowrie.login.failed"', '"203.0.113.7"', '"2026-11-22T01:07:41.947Z"', "1795309499", "1795309661.9470484", "18446744073709551557", "0", "-0.5e-3", "1E+2", "true", "false", "null", '""', '"a\\\\b"', '"\\u00e9\\n"', '"tab\\tq\\"uote"', '"é日本🐝"', "{}", "[1]", '{"a":[1,{"b":null}],"c":"d"}', "[ ]", '[true,"x\\"]', '[true,"x\\\\"]'];
+    const keys = ["eventid", "node_id", "pot_id", "pot_type", "honeybee_honeypot_id", "honeybee_honeypot_type", "timestamp", "time", "src_ip", "username", "password", "message", "version", "session", "x", ""];
+    const values = ['"cowrie.login.failed"', '"203.0.113.7"', '"2026-11-22T01:07:41.947Z"', "1795309499", "1795309661.9470484", "18446744073709551557", "0", "-0.5e-3", "1E+2", "true", "false", "null", '""', '"a\\\\b"', '"\\u00e9\\n"', '"tab\\tq\\"uote"', '"é日本🐝"', "{}", "[1]", '{"a":[1,{"b":null}],"c":"d"}', "[ ]", '[true,"x\\"]', '[true,"x\\\\"]', '{"PotEvent":{"event_type":"e"}}', '{"Nope":{}}'];
     const chars = ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "-", ".", "e", "u", "a", "\u0001", "\t", "n", "t", "f"];
     let accepted = 0;
     for (let round = 0; round < 10_000; round++) {

@@ -22,12 +22,22 @@ describe("event stamping", () => {
     expect(stampEvent({ eventid: "x" }, { ...ctx, fallbackPot: "ssh-1" })).toMatchObject({ potId: "ssh-1", value: { pot_id: "ssh-1", pot_type: "cowrie" } });
   });
 
-  test("envelopes: PotEvent/PotLog stamped inside, a hello recognised, anything else refused", () => {
+  test("envelopes: PotEvent/PotLog stamped inside, a hello recognised, other envelopes forwarded as they are", () => {
     expect(stampEvent({ version: 2, message: { PotLog: { pot_id: "ssh-1", data: "l" } } }, ctx)).toMatchObject({ value: { version: 2, message: { PotLog: { pot_id: "ssh-1", pot_type: "cowrie", node_id: 18446744073709551557n } } } });
     expect(stampEvent({ version: 2, message: { EventStreamHello: { acks: true } } }, ctx)).toEqual({ kind: "hello", acks: true });
-    expect(stampEvent({ version: 2, message: { NodeDrop: null } }, ctx)).toEqual({ kind: "rejected", reason: "only PotEvent and PotLog envelopes are events" });
-    expect(stampEvent({ version: 1, message: { PotEvent: {} } }, ctx)).toEqual({ kind: "rejected", reason: "unsupported protocol version 1" });
+    // Core stores these or says why not: the relay drops no JSON object.
+    expect(stampEvent({ version: 2, message: { NodeDrop: null } }, ctx)).toEqual({ kind: "event", potId: null, value: { version: 2, message: { NodeDrop: null } } });
+    expect(stampEvent({ version: 1, message: { PotEvent: {} } }, ctx)).toEqual({ kind: "event", potId: null, value: { version: 1, message: { PotEvent: {} } } });
     expect(stampEvent([1], ctx)).toEqual({ kind: "rejected", reason: "an event must be a JSON object" });
+  });
+
+  test("a honeypot's own `version` and `message` fields do not make an envelope", () => {
+    const clientVersion = { eventid: "cowrie.client.version", version: "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u6", message: "Remote SSH version: SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u6", honeybee_honeypot_id: "ssh-1" };
+    expect(stampEvent(clientVersion, ctx)).toEqual({ kind: "event", potId: "ssh-1", value: { ...clientVersion, node_id: 18446744073709551557n, pot_id: "ssh-1", pot_type: "cowrie" } });
+    // Only an integer version and a one-key message naming a message kind are an envelope.
+    for (const other of [{ version: 2, message: { Unknown: {} } }, { version: 2, message: { PotEvent: {}, extra: 1 } }, { version: "2", message: { PotEvent: {} } }, { version: 2, message: "PotEvent" }, { version: 2, message: { toString: {} } }]) {
+      expect(stampEvent(other, ctx)).toEqual({ kind: "event", potId: null, value: { ...other, node_id: 18446744073709551557n } });
+    }
   });
 });
 

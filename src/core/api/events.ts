@@ -34,7 +34,7 @@ export const EventRecord = t.Object(
     node_id: nullable(NodeId),
     pot_id: nullable(t.String({ description: "Honeypot that produced the event." })),
     pot_type: nullable(t.String({ description: "Kind of honeypot (`cowrie`, `honnypotter`, ...)." })),
-    event_type: t.String({ description: "Event type, e.g. `cowrie.login.failed`; `log.<type>` for PotLog, `node.<event>` for NodeEvent." }),
+    event_type: t.String({ description: "Event type, e.g. `cowrie.login.failed` (also when a node sent it as a PotLog); `log.<type>` for a PotLog of a process's output (`log.stderr`), `node.<event>` for NodeEvent." }),
     timestamp: t.String({ description: "Event time, ISO 8601 UTC (the receive time when the event had none)." }),
     src_ip: nullable(t.String({ description: "Attacker's address." })),
     data: t.Record(t.String(), t.Any(), { description: "Every field of the event that is not one of the columns above." }),

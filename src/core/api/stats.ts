@@ -1,7 +1,9 @@
 /**
  * Stats: totals, the ingest counters, and top source IPs, usernames, passwords and event
  * types over a window. The top lists come from hourly counters (see the `event_counts`
- * table), so a window is counted in whole hours and may lag `stats_flush_ms` behind commits.
+ * table), so a window is counted in whole hours. The writer keeps the counters of recent
+ * batches in memory for `stats_flush_ms`; a read has them written first, so it counts every
+ * event that `GET /api/v1/events` shows.
  */
 import { Elysia, t } from "elysia";
 import type { EventQueries, TopEntry } from "../../db/event-store";
@@ -90,9 +92,11 @@ export function parseWindow(raw: string): number {
 export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"] }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
-    ({ query }) => {
+    async ({ query }) => {
       const window = query.window ?? "24h";
-      const s = deps.queries.stats(parseWindow(window), query.top ?? 10);
+      const windowMs = parseWindow(window);
+      await deps.ingest.countsSettled();
+      const s = deps.queries.stats(windowMs, query.top ?? 10);
       const { received, committed, rejected, connections, pending, duplicates } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,

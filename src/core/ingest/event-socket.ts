@@ -244,6 +244,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
           receivedAt: Date.now(),
           nodeId: null,
           nodeOfPot: (potId) => ingest.nodeOfPot(potId),
+          potTypeOf: (nodeId, potId) => ingest.potTypeOf(nodeId, potId),
         };
         c.sink = {
           line: (text, bytes, at) => onLine(c, text, bytes, at),

@@ -19,7 +19,7 @@ export interface IngestDeps {
   db: Db;
   config: CoreConfig;
   bus: MessageBus;
-  registry: Pick<Registry, "nodeOfPot">;
+  registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
   logger: Logger;
   /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
   writerGate?: () => Promise<void>;
@@ -37,6 +37,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     bus: deps.bus,
     logger: deps.logger,
     nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),
+    potTypeOf: (nodeId, potId) => deps.registry.potTypeOf?.(nodeId, potId) ?? null,
     dictionaries: new EventQueries(deps.db).dictionaries(),
     spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,

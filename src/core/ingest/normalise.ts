@@ -14,6 +14,7 @@
  * sent is lost.
  */
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
+import { isEnvelope } from "../../protocol/classify";
 import { decodeEnvelope } from "../../protocol/messages";
 import { isoTime } from "../../protocol/time";
 import type { ScannedLine } from "./scan";
@@ -61,6 +62,8 @@ export interface NormaliseContext {
   nodeId: bigint | null;
   /** Registry lookup for events that name a pot but no node. */
   nodeOfPot(potId: string): bigint | null;
+  /** Registry lookup: the kind of a pot (of this node, when known), for events that do not say. */
+  potTypeOf?(nodeId: bigint | null, potId: string): string | null;
 }
 
 export type NormaliseResult = { ok: true; event: NormalisedEvent } | { ok: false; error: string };
@@ -79,9 +82,8 @@ const fail = (error: string): NormaliseResult => ({ ok: false, error });
 
 export function normalise(value: unknown, ctx: NormaliseContext): NormaliseResult {
   if (!isObject(value)) return fail("an event must be a JSON object");
-  // Native first: Cowrie's events may carry `version` and `message` fields of their own.
-  if (typeof value.eventid === "string") return fromNative(value, ctx);
-  if ("version" in value && "message" in value && typeof value.message !== "string") {
+  // The relay's rule (isEnvelope): Cowrie's events carry `version` and `message` fields of their own.
+  if (isEnvelope(value)) {
     const msg = decodeEnvelope(value, EVENT_KINDS);
     if (!msg.ok) return fail(msg.message);
     if (msg.kind === "PotEvent") return fromPotEvent(msg.payload, ctx);
@@ -92,6 +94,7 @@ export function normalise(value: unknown, ctx: NormaliseContext): NormaliseResul
     }
     return fail(`${msg.kind} is not an event`);
   }
+  if (typeof value.eventid === "string") return fromNative(value, ctx);
   if (typeof value.event_type === "string" || typeof value.event === "string") return fromPotEvent(value, ctx);
   if (typeof value.log_type === "string") return fromPotLog(value, ctx);
   return fail("not an event: it has none of eventid, event_type, event, log_type and is not a PotEvent/PotLog envelope");
@@ -155,12 +158,22 @@ function fromPotEvent(o: Obj, ctx: NormaliseContext): NormaliseResult {
   const eventType = o.event_type ?? o.event;
   const srcIp = o.src_ip ?? data.src_ip;
   if (o.src_ip === undefined && typeof data.src_ip === "string") delete data.src_ip;
-  return build(ctx, { eventType, nodeId: o.node_id, potId: o.pot_id, potType: o.pot_type, timestamp: o.timestamp, srcIp, data, keepTimestampIn: "timestamp" });
+  return build(ctx, { eventType, nodeId: o.node_id, potId: o.pot_id, potType: o.pot_type, timestamp: o.timestamp, srcIp, data, keepTimestampIn: "timestamp", lookupType: true, guessType: typeof eventType === "string" ? prefixOf(eventType) : null });
 }
 
-/** PotLog: a honeypot's log line, stored as event type `log.<log_type>`. */
+/**
+ * PotLog. The upstream Go node sends every honeypot event as one: `log_type` is the honeypot's
+ * event id (`cowrie.login.failed`) and `data` its fields (as strings, with `message`). Such a
+ * PotLog is stored as that event, exactly as if the line had come flat: `event_type` is the
+ * event id, the honeypot's own `timestamp` and `src_ip` become the columns. A `log_type`
+ * without a dot (`stdout`, `stderr`) is a process's output, stored as `log.<log_type>`
+ * (docs/protocol.md, "PotLog").
+ */
 function fromPotLog(o: Obj, ctx: NormaliseContext): NormaliseResult {
-  if (typeof o.log_type !== "string" || o.log_type.length === 0) return fail("a PotLog needs a log_type string");
+  const logType = o.log_type;
+  if (typeof logType !== "string" || logType.length === 0) return fail("a PotLog needs a log_type string");
+  const honeypotEvent = isEventId(logType);
+  const inner = isObject(o.data) ? o.data : null;
   const data: Obj = {};
   for (const k in o) {
     switch (k) {
@@ -175,12 +188,44 @@ function fromPotLog(o: Obj, ctx: NormaliseContext): NormaliseResult {
         data[k] = o[k];
     }
   }
-  if (isObject(o.data)) {
-    for (const k in o.data) if (!(k in data)) data[k] = o.data[k];
+  if (inner) {
+    for (const k in inner) if (!(k in data)) data[k] = inner[k];
   } else if (o.data !== undefined && o.data !== null) {
     data.line = o.data;
   }
-  return build(ctx, { eventType: `log.${o.log_type}`, nodeId: o.node_id, potId: o.pot_id, potType: o.pot_type, timestamp: o.timestamp, srcIp: data.src_ip, data, keepTimestampIn: "timestamp" });
+  const srcIp = data.src_ip;
+  delete data.src_ip; // the column; kept in data by build() only when unusable as one
+  if (!honeypotEvent) {
+    return build(ctx, { eventType: `log.${logType}`, nodeId: o.node_id, potId: o.pot_id, potType: o.pot_type, timestamp: o.timestamp, srcIp, data, keepTimestampIn: "timestamp", lookupType: true });
+  }
+  // The fields a flat line of this event would have had as columns (see fromNative).
+  const own = { potId: data.honeybee_honeypot_id ?? data.pot_id, potType: data.honeybee_honeypot_type ?? data.pot_type, nodeId: data.node_id };
+  for (const k of ["honeybee_honeypot_id", "honeybee_honeypot_type", "pot_id", "pot_type", "node_id"]) delete data[k];
+  if (data.eventid === logType) delete data.eventid;
+  // The honeypot's own time (Cowrie's, to the microsecond) over the node's (to the second).
+  let timestamp = o.timestamp;
+  if (parseTimestamp(data.timestamp) !== null) {
+    timestamp = data.timestamp;
+    delete data.timestamp;
+  }
+  return build(ctx, {
+    eventType: logType,
+    nodeId: o.node_id ?? own.nodeId,
+    potId: o.pot_id ?? own.potId,
+    potType: o.pot_type ?? own.potType,
+    timestamp,
+    srcIp,
+    data,
+    keepTimestampIn: "timestamp" in data ? null : "timestamp",
+    lookupType: true,
+    guessType: prefixOf(logType),
+  });
+}
+
+/** A honeypot's event id (`cowrie.login.failed`): dotted. `stdout`, `stderr` and other plain names are not. */
+function isEventId(logType: string): boolean {
+  const dot = logType.indexOf(".");
+  return dot > 0 && dot < logType.length - 1;
 }
 
 /** NodeEvent (Started, Stopped, Alarm{description}, Error{message}) as an event of its node. */
@@ -208,6 +253,13 @@ interface Parts {
   data: Obj;
   /** Where to keep a timestamp that could not be read, so it is not lost. */
   keepTimestampIn: string | null;
+  /**
+   * Without a pot_type: the registry's kind of the pot, else `guessType` (an event id's prefix).
+   * For nodes' messages (the Go node's PotEvent has no pot_type); flat lines keep their own
+   * rule, which the fast path shares (fromScanned).
+   */
+  lookupType?: boolean;
+  guessType?: string | null;
 }
 
 function build(ctx: NormaliseContext, p: Parts): NormaliseResult {
@@ -221,9 +273,13 @@ function build(ctx: NormaliseContext, p: Parts): NormaliseResult {
   }
   const potId = label(p.potId, MAX_POT_ID);
   if (potId === undefined) return fail(`pot_id must be a string of at most ${MAX_POT_ID} characters`);
-  const potType = label(p.potType, MAX_POT_TYPE);
+  let potType = label(p.potType, MAX_POT_TYPE);
   if (potType === undefined) return fail(`pot_type must be a string of at most ${MAX_POT_TYPE} characters`);
   nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (potType === null && p.lookupType) {
+    const known = potId !== null ? (ctx.potTypeOf?.(nodeId, potId) ?? null) : null;
+    potType = known ?? label(p.guessType, MAX_POT_TYPE) ?? null;
+  }
 
   let ts = parseTimestamp(p.timestamp);
   if (ts === null) {

@@ -54,6 +54,7 @@ export interface PipelineOptions {
   bus: MessageBus;
   logger: Logger;
   nodeOfPot(potId: string): bigint | null;
+  potTypeOf?(nodeId: bigint | null, potId: string): string | null;
   dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
   /** Committed spool positions stored by earlier runs. */
   spools?: Map<string, number>;
@@ -103,6 +104,10 @@ export class EventPipeline implements Ingest {
   private readonly pressureListeners = new Set<(overloaded: boolean) => void>();
 
   private countsTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Batches handed to the writer so far; the writer answers requests in order. */
+  private writesSent = 0;
+  /** A counters flush asked for by a reader, and `writesSent` when it was asked for. */
+  private countsFlush: { after: number; done: Promise<void> } | null = null;
   private retentionTimer: ReturnType<typeof setInterval> | null = null;
   private retentionRunning = false;
   private stopping: Promise<void> | null = null;
@@ -133,7 +138,7 @@ export class EventPipeline implements Ingest {
   // ---- Ingest ----------------------------------------------------------------------------
 
   submit(obj: unknown, source: IngestSource): string | null {
-    const r = normalise(obj, { receivedAt: Date.now(), nodeId: source.nodeId ?? null, nodeOfPot: this.opts.nodeOfPot });
+    const r = normalise(obj, { receivedAt: Date.now(), nodeId: source.nodeId ?? null, nodeOfPot: this.opts.nodeOfPot, potTypeOf: this.opts.potTypeOf });
     if (!r.ok) {
       this.reject(null, source.remote, "invalid_event", r.error);
       return r.error;
@@ -157,8 +162,33 @@ export class EventPipeline implements Ingest {
     return (this.stopping ??= this.shutdown());
   }
 
+  /**
+   * The writer counts each batch in memory when it commits it and writes the counters every
+   * `stats_flush_ms` (one upsert per key, cheap in bulk). A reader who must see every
+   * committed event counted asks for a flush: queued behind the batches already sent, it
+   * covers every event committed before the call. Readers arriving together share one.
+   */
+  countsSettled(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    const f = this.countsFlush;
+    if (f && f.after === this.writesSent) return f.done;
+    const done = this.opts.writer.flushCounts().catch((e) => {
+      this.warn.warn("counts-failed", { err: (e as Error).message }, "writing the event counters failed; they are recounted at the next start");
+    });
+    const mine = { after: this.writesSent, done };
+    this.countsFlush = mine;
+    void done.then(() => {
+      if (this.countsFlush === mine) this.countsFlush = null;
+    });
+    return done;
+  }
+
   nodeOfPot(potId: string): bigint | null {
     return this.opts.nodeOfPot(potId);
+  }
+
+  potTypeOf(nodeId: bigint | null, potId: string): string | null {
+    return this.opts.potTypeOf?.(nodeId, potId) ?? null;
   }
 
   /** True while the writer is too far behind: stop reading until it reports relief. */
@@ -322,7 +352,9 @@ export class EventPipeline implements Ingest {
     if (this.opts.writerGate) await this.opts.writerGate();
     let result: WriteResult;
     try {
-      result = await this.opts.writer.write(toWire(b));
+      const written = this.opts.writer.write(toWire(b));
+      this.writesSent++;
+      result = await written;
     } catch (e) {
       this.writeFailed(b, (e as Error).message);
       return;

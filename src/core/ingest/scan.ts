@@ -95,6 +95,7 @@ const TIME = 9;
 const USERNAME = 10;
 const PASSWORD = 11;
 const PROTO = 12;
+const MESSAGE = 13;
 const FIRST_KEPT = TIME;
 
 function fieldOf(t: string, at: number, len: number): number {
@@ -108,6 +109,7 @@ function fieldOf(t: string, at: number, len: number): number {
       return c === 115 && t.startsWith("src_ip", at) ? SRC_IP : OTHER;
     case 7:
       if (c === 101) return t.startsWith("eventid", at) ? EVENTID : OTHER;
+      if (c === 109) return t.startsWith("message", at) ? MESSAGE : OTHER;
       return c === 110 && t.startsWith("node_id", at) ? NODE_ID : OTHER;
     case 8: {
       if (c === 117) return t.startsWith("username", at) ? USERNAME : OTHER;
@@ -222,15 +224,17 @@ export function scanNativeLine(t: string, out: ScannedLine): boolean {
       kind = BOOL;
       i += 5;
     } else if (c === 123 || c === 91) {
-      // Nested values are data only (Cowrie's kex lists, session params).
-      if (field !== OTHER) return false;
+      // Nested values are data only (Cowrie's kex lists, session params, its `message: []`).
+      // An object `message` may make the line an envelope (protocol/classify.ts): the general
+      // path decides.
+      if (field !== OTHER && (field !== MESSAGE || c === 123)) return false;
       kind = NESTED;
       i = skipNested(t, i, 0);
       if (i < 0) return false;
     } else return false;
     const ve = i;
 
-    if (field !== OTHER) {
+    if (field !== OTHER && field !== MESSAGE) {
       // A field this path reads: plain strings (no escapes to undo) and the forms noted.
       if (kind === STRING && hasBackslash(t, vs + 1, ve - 1)) return false;
       switch (field) {

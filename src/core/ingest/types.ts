@@ -39,6 +39,11 @@ export interface Ingest {
   readonly counters: IngestCounters;
   /** Resolves when everything submitted so far is committed. */
   flush(): Promise<void>;
+  /**
+   * Resolves once the stats counters count every event committed so far: they are written in
+   * bulk, and a stats read asks for them first.
+   */
+  countsSettled(): Promise<void>;
   stop(): Promise<void>;
 
   // What the event socket needs beyond `submit`: per-stream acknowledgements and backpressure.
@@ -55,6 +60,8 @@ export interface Ingest {
   onPressure(listener: (overloaded: boolean) => void): () => void;
   /** The node a pot belongs to, for events that do not say. */
   nodeOfPot(potId: string): bigint | null;
+  /** The kind of a pot, for events that do not say. */
+  potTypeOf(nodeId: bigint | null, potId: string): string | null;
   /** The last committed position of a node's spool (`spool:<node_id>:<spool_id>`), 0 if none. */
   spoolCommitted(key: string): number;
   /** Counts a line skipped as already committed, and settles it like any other line. */

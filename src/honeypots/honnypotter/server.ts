@@ -89,7 +89,8 @@ export async function startHonnypotter({ config, sink, logger }: PotContext): Pr
         if (!body) return nginxError(413, "Request Entity Too Large");
         const reply = handleXmlRpc(new TextDecoder().decode(body));
         for (const { method, username, password } of reply.attempts) {
-          sink.emit({ eventid: "honnypotter.xmlrpc.attack", ...request, method, username, password, message: `XML-RPC login attempt (${method}): ${username} from ${request.src_ip}` });
+          // The event id and message of HonnyPotter's forwarder (honeybee_forward_xmlrpc_failed).
+          sink.emit({ eventid: "honnypotter.xmlrpc.failed", ...request, method, username, password, message: `XML-RPC authentication failed: ${username}` });
         }
         const headers: Record<string, string> = { ...PHP_HEADERS, "Content-Type": reply.contentType, Connection: "close" };
         if (reply.status === 405) headers.Allow = "POST";
