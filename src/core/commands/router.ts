@@ -76,11 +76,22 @@ export class CommandRouter {
     return { ok: true, command_id, node_id: nodeId, message: `${name} sent to node ${nodeId}` };
   }
 
-  /** A node's CommandResult closes its record and goes to the live feed. */
+  /**
+   * A node's CommandResult closes its record and goes to the live feed. A successful RemovePot
+   * also removes the pot from the registry: the node has deleted it (or never had it, as after a
+   * failed install), and the CommandResult on the feed is the removal's announcement.
+   */
   onResult(result: CommandResult): void {
     const message = result.message ?? null;
-    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now());
+    const record = this.store.get(result.command_id);
+    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now(), result.data);
     if (!closed) this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
-    this.bus.publish("CommandResult", { command_id: result.command_id, node_id: result.node_id, ok: result.ok, ...(message !== null ? { message } : {}) }, { node_id: result.node_id });
+    // Only the node the command went to may close it with a removal.
+    if (closed && result.ok && record?.command === "RemovePot" && record.pot_id && record.node_id === result.node_id) {
+      this.registry.removePot(result.node_id, record.pot_id);
+      this.logger.info({ node_id: result.node_id.toString(), pot_id: record.pot_id, command_id: result.command_id }, "honeypot removed");
+    }
+    const payload = { command_id: result.command_id, node_id: result.node_id, ok: result.ok, ...(message !== null ? { message } : {}), ...(result.data !== undefined ? { data: result.data } : {}) };
+    this.bus.publish("CommandResult", payload, { node_id: result.node_id });
   }
 }
