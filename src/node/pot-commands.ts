@@ -169,7 +169,7 @@ export function createPotCommands(opts: PotCommandsOptions) {
   const statusOf = async (potId: string, detailed: boolean): Promise<OpResult> => {
     reportStatus(potId);
     const data = detailed ? infoData(potId) : statusData(potId);
-    return { ok: true, message: `${potId} is ${data.status}${data.message ? `: ${data.message}` : ""}`, data };
+    return { ok: true, message: `${data.status}${data.message ? `: ${data.message}` : ""}`, data };
   };
 
   /** A failed install leaves only its install log; it is still worth reading. */
@@ -229,7 +229,10 @@ export function createPotCommands(opts: PotCommandsOptions) {
     switch (commandName(cmd.command)) {
       case "InstallPot": {
         const req = c.InstallPot as InstallPot;
-        return serial(req.pot_id, () => install(req));
+        return serial(req.pot_id, async () => {
+          const r = await install(req);
+          return store.get(req.pot_id) ? { ...r, data: statusData(req.pot_id) } : r;
+        });
       }
       case "DeployPot":
         return onPot(c.DeployPot as string, () => withStatus(c.DeployPot as string, () => supervisor.start(c.DeployPot as string)));
