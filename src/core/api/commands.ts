@@ -97,7 +97,8 @@ export const commandsApi = (router: CommandRouter, store: CommandStore, security
             "Validates the command, records it and sends it to the node over its control connection with a command_id. " +
             "The body is one command object (a NodeCommand `{node_id, command}` around it is accepted too); pick one of the examples. " +
             "400: not a command shape; 404: unknown node; 409: node not connected. Follow the outcome, and the node's answer in `data`, with GET /api/v1/commands/{command_id}.",
-          requestBody: { required: true, content: { "application/json": { schema: Command as any, examples: BODY_EXAMPLES } } },
+          // A copy: the OpenAPI document is rewritten in place (openapi.ts), and the router's checks read Command.
+          requestBody: { required: true, content: { "application/json": structuredClone({ schema: Command as any, examples: BODY_EXAMPLES }) } },
         },
       },
     )

@@ -3,7 +3,9 @@
  * asks the registry which connection holds the node, records the command, sends it with a
  * command_id, and closes the record when the node's CommandResult comes back.
  */
-import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
 import type { CommandStore } from "../../db/command-store";
 import type { Logger } from "../../log";
 import { toU64 } from "../../protocol/json";
@@ -35,11 +37,29 @@ export function validateCommand(raw: unknown): { ok: true; command: Command } | 
   }
   const check = COMMAND_CHECKS.get(v.kind);
   if (!check) return { ok: false, code: "unknown_command", message: `unknown command ${JSON.stringify(v.kind)}; known commands: ${COMMAND_NAMES.join(", ")}` };
-  if (!check.Check(normalised)) {
-    const e = check.Errors(normalised).First();
-    return { ok: false, code: "invalid_argument", message: `invalid argument for ${v.kind}: ${e ? `${e.path || "/"} ${e.message}` : "does not match"}` };
-  }
+  if (!check.Check(normalised)) return { ok: false, code: "invalid_argument", message: `invalid argument for ${v.kind}: ${explain(check.Errors(normalised).First())}` };
   return { ok: true, command: normalised as Command };
+}
+
+/**
+ * A validation error in words. TypeBox reports a failed union as a whole ("Expected union
+ * value"); an operator needs the choices, or, for an argument that may be null or an object
+ * (UpdateConfig), the object's own error.
+ */
+function explain(e: ValueError | undefined): string {
+  return e ? describe(e.path, e.schema, e.value, e.message) : "does not match";
+}
+
+function describe(path: string, schema: TSchema, value: unknown, message: string): string {
+  const members = (schema.anyOf ?? []) as TSchema[];
+  if (members.length && members.every((m) => m.const !== undefined)) return `${path} expected one of ${members.map((m) => m.const).join(", ")}`;
+  const objects = members.filter((m) => m.type === "object");
+  if (objects.length === 1 && value !== null && typeof value === "object") {
+    const inner = Value.Errors(objects[0]!, value).First();
+    if (inner) return describe(path + inner.path, inner.schema, inner.value, inner.message);
+  }
+  if (members.length) return `${path} expected ${members.map((m) => (m.type === "object" ? "an object" : m.type)).join(" or ")}`;
+  return `${path || "/"} ${message}`;
 }
 
 export class CommandRouter {
@@ -84,10 +104,13 @@ export class CommandRouter {
   onResult(result: CommandResult): void {
     const message = result.message ?? null;
     const record = this.store.get(result.command_id);
+    if (record && record.node_id !== result.node_id) {
+      this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString(), sent_to: record.node_id.toString() }, "CommandResult from a node the command was not sent to; ignored");
+      return;
+    }
     const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now(), result.data);
     if (!closed) this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
-    // Only the node the command went to may close it with a removal.
-    if (closed && result.ok && record?.command === "RemovePot" && record.pot_id && record.node_id === result.node_id) {
+    if (closed && result.ok && record?.command === "RemovePot" && record.pot_id) {
       this.registry.removePot(result.node_id, record.pot_id);
       this.logger.info({ node_id: result.node_id.toString(), pot_id: record.pot_id, command_id: result.command_id }, "honeypot removed");
     }
