@@ -208,7 +208,7 @@ export function renderConfiguration(help: Record<string, string>): string {
       ["variable", "flag", "default", "meaning"],
       [
         ["`HONEYBEE_API`", "`--api`", "`http://127.0.0.1:9002`", "Core's REST API."],
-        ["`HONEYBEE_WS`", "`--ws`", "`ws://127.0.0.1:9003`", "Core's WebSocket proxy: the live feed that `events --follow` reads and that `install`/`start`/`stop`/`restart`/`status` watch."],
+        ["`HONEYBEE_WS`", "`--ws`", "`ws://127.0.0.1:9003`", "Core's WebSocket proxy: the live feed that `events --follow` reads and that `install`/`start`/`stop`/`restart`/`status`/`logs`/`metrics`/`remove` watch."],
         ["`HONEYBEE_TOKEN`", "", "(none)", "API token, sent as `Authorization: Bearer` on every request and WebSocket. Needed when Core has API tokens (`tokens`, `tokens_file`): a read token lists, an operator token sends commands."],
       ],
     ),
@@ -229,7 +229,7 @@ export function renderConfiguration(help: Record<string, string>): string {
 
 /** Each command's `--help`, from the real program (80 columns, as commander wraps for a pipe). */
 export async function collectHelp(): Promise<Record<string, string>> {
-  const commands = ["", "up", "core", "node", "proxy", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "events", "stats", "catalogue"];
+  const commands = ["", "up", "core", "node", "proxy", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "catalogue"];
   const out: Record<string, string> = {};
   await Promise.all(
     commands.map(async (c) => {
