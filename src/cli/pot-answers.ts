@@ -11,6 +11,7 @@ import { CliError, usageError } from "./errors";
 import { LiveFeed } from "./feed";
 import { nodeLabel } from "./format";
 import { checkPotId, sendCommand } from "./pots";
+import { clean } from "./table";
 
 interface Answer<T> {
   ok: boolean;
@@ -48,7 +49,7 @@ async function ask<T>(ctx: Ctx, node: Node, command: Record<string, unknown>, ti
 
 /** A refusal from the node: its reason, exit 1. */
 function refused(node: Node, potId: string, a: Answer<unknown>): never {
-  throw new CliError(`node ${nodeLabel(node)} could not answer for ${potId}: ${a.message}`);
+  throw new CliError(`node ${nodeLabel(node)} could not answer for ${potId}: ${clean(a.message)}`);
 }
 
 const STREAMS = ["stdout", "stderr", "install"] as const;
@@ -94,7 +95,8 @@ export function registerPotAnswerCommands(program: Command): void {
       shown.forEach((s, i) => {
         // One log alone prints bare lines (for grep); several get tail's headers.
         if (streams.length > 1) ctx.out(`${i ? "\n" : ""}==> ${s} <==`);
-        for (const line of picked[s]!) ctx.out(line);
+        // A honeypot prints what attackers send it: control characters would drive the terminal.
+        for (const line of picked[s]!) ctx.out(clean(line));
       });
     }),
   );
@@ -110,7 +112,7 @@ export function registerPotAnswerCommands(program: Command): void {
       const rows: [string, string][] = [
         ["pot", potId],
         ["node", nodeLabel(node)],
-        ["status", m.status],
+        ["status", clean(m.status)],
         ["pid", m.pid === null ? "-" : String(m.pid)],
         ["uptime", formatUptime(m.uptime_s)],
         ["cpu", m.cpu_seconds === null ? "-" : `${m.cpu_seconds} s (${m.cpu_percent ?? 0}% of one core on average)`],
@@ -136,7 +138,7 @@ export function registerPotAnswerCommands(program: Command): void {
       const node = await ctx.api.resolveNode(ref!);
       const a = await ask<RemovedPotData>(ctx, node, { RemovePot: potId }, opts.timeout);
       if (ctx.json) ctx.printJson({ node_id: node.node_id, node_name: node.node_name, pot_id: potId, ok: a.ok, removed: a.data?.removed ?? false, message: a.message });
-      if (!a.ok) throw new CliError(`node ${nodeLabel(node)} could not remove ${potId}: ${a.message}`);
+      if (!a.ok) throw new CliError(`node ${nodeLabel(node)} could not remove ${potId}: ${clean(a.message)}`);
       if (!ctx.json) ctx.out(a.data?.removed === false ? `${potId} was not on node ${nodeLabel(node)}; removed it from Core's registry` : `removed ${potId} from node ${nodeLabel(node)}`);
     }),
   );

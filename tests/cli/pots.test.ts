@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { startNode } from "../../src/node/agent";
 import { silentLogger } from "../../src/log";
@@ -116,6 +117,10 @@ describe("logs, metrics and remove print the node's answer", () => {
     expect(lines(logs.stdout).slice(4)).toContain("resolving dependencies");
     expect(await cli(["logs", "sensor-1", "web-1", "--stream", "install", "-n", "1"], core)).toMatchObject({ code: 0, stdout: "# installed\n" });
     expect((await cli(["logs", "sensor-1", "web-1", "--json"], core)).json).toEqual({ node_id: id, node_name: "sensor-1", pot_id: "web-1", stdout: [expect.any(String)], stderr: [], install: expect.arrayContaining(["resolving dependencies"]) });
+
+    // What a honeypot logged came from attackers: control characters reach the terminal escaped.
+    appendFileSync(join(dir.path, "node", "logs", "web-1", "stderr.log"), "login: \x1b[2Jroot\x07\n");
+    expect((await cli(["logs", "sensor-1", "web-1", "--stream", "stderr"], core)).stdout).toBe("login: \\x1b[2Jroot\\x07\n");
 
     const metrics = await cli(["metrics", "sensor-1", "web-1"], core);
     expect(metrics.code).toBe(0);
