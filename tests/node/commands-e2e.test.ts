@@ -157,6 +157,20 @@ describe("every command through both doors, against a real node with a real pot"
     expect(existsSync(join(w.node.dataDir, "logs", pot))).toBe(false);
   });
 
+  test("GetPotLogs answers while the pot's install is still running, with its log so far", async () => {
+    let installed = false;
+    const install = send(w, "rest", { InstallPot: { pot_id: "slow", honeypot_type: "testpot", config: { listen_port: String(freePort()), install_mode: "hang" }, auto_start: false } });
+    void install.then(() => (installed = true));
+    // Each round trip is a real answer; the node answers "not installed" until the install has begun.
+    let logs: any = null;
+    while (!logs?.install.includes("resolving dependencies")) {
+      const a = await send(w, "ws", { GetPotLogs: "slow" });
+      logs = a.result.ok ? a.result.data : null;
+    }
+    expect(installed).toBe(false);
+    expect(await honeypots(w)).toContain("slow:Installing");
+  });
+
   test("RemovePot of a pot the node never had is ok and removes nothing", async () => {
     expect(answered(await send(w, "ws", { RemovePot: "never-was" }), "RemovePot")).toEqual({ pot_id: "never-was", removed: false });
   });
