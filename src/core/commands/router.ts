@@ -8,6 +8,7 @@ import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import type { CommandStore } from "../../db/command-store";
 import type { Logger } from "../../log";
+import { RateLimitedLog } from "../../net/rate-limited-log";
 import { toU64 } from "../../protocol/json";
 import { COMMAND_NAMES, Command, commandName, commandPotId, normaliseCommand, variant, type CommandResult } from "../../protocol/messages";
 import type { MessageBus } from "../bus";
@@ -63,12 +64,17 @@ function describe(path: string, schema: TSchema, value: unknown, message: string
 }
 
 export class CommandRouter {
+  /** A node can send any number of stray results: one log line per node and kind of problem, now and then. */
+  private readonly strays: RateLimitedLog;
+
   constructor(
     private readonly registry: Registry,
     private readonly store: CommandStore,
     private readonly bus: MessageBus,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.strays = new RateLimitedLog(logger);
+  }
 
   issue(nodeIdRaw: unknown, rawCommand: unknown, origin: CommandOrigin): IssueResult {
     const nodeId = toU64(nodeIdRaw);
@@ -105,11 +111,11 @@ export class CommandRouter {
     const message = result.message ?? null;
     const record = this.store.get(result.command_id);
     if (record && record.node_id !== result.node_id) {
-      this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString(), sent_to: record.node_id.toString() }, "CommandResult from a node the command was not sent to; ignored");
+      this.strays.warn(`other:${result.node_id}`, { command_id: result.command_id, node_id: result.node_id.toString(), sent_to: record.node_id.toString() }, "CommandResult from a node the command was not sent to; ignored");
       return;
     }
     const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now(), result.data);
-    if (!closed) this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
+    if (!closed) this.strays.warn(`stale:${result.node_id}`, { command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
     if (closed && result.ok && record?.command === "RemovePot" && record.pot_id) {
       this.registry.removePot(result.node_id, record.pot_id);
       this.logger.info({ node_id: result.node_id.toString(), pot_id: record.pot_id, command_id: result.command_id }, "honeypot removed");
