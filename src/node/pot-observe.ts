@@ -50,21 +50,18 @@ export function groupUsage(pgid: number, proc = "/proc"): GroupUsage | null {
   const usage: GroupUsage = { cpu_seconds: 0, rss_bytes: 0, processes: 0 };
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    let status: string;
     try {
-      stat = readFileSync(`${proc}/${name}/stat`, "utf8");
-      status = readFileSync(`${proc}/${name}/status`, "utf8");
+      const stat = readFileSync(`${proc}/${name}/stat`, "utf8");
+      // The command name in parentheses may hold spaces and parentheses: fields start after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue;
+      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`${proc}/${name}/status`, "utf8"));
+      usage.processes++;
+      usage.cpu_seconds += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      if (rss) usage.rss_bytes += Number(rss[1]) * 1024;
     } catch {
-      continue; // exited while we looked
+      // exited while we looked
     }
-    // The command name in parentheses may hold spaces and parentheses: fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) !== pgid) continue;
-    usage.processes++;
-    usage.cpu_seconds += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    const rss = /^VmRSS:\s+(\d+) kB$/m.exec(status);
-    if (rss) usage.rss_bytes += Number(rss[1]) * 1024;
   }
   return usage.processes > 0 ? usage : null;
 }
