@@ -104,7 +104,7 @@ function renderOperation(method: string, path: string, op: Json): string {
   }
   const body = op.requestBody?.content?.["application/json"]?.schema;
   if (body) {
-    out.push("", `Request body (JSON): ${body.description ?? typeOf(body)}.`);
+    out.push("", `Request body (JSON): ${(body.description ?? typeOf(body)).replace(/\.$/, "")}.`);
     const rows = fieldRows(body);
     if (rows.length) out.push("", table(["field", "type", "required", "description"], rows));
     out.push("", "```json", pretty(exampleOf(body)), "```");
@@ -149,17 +149,26 @@ export function renderApi(doc: Json): string {
   }
   out.push("", "## Command objects", "", "The body of `POST /api/v1/nodes/{node_id}/commands` (and the `command` of a NodeCommand on the WebSocket): an object with a single key naming the command.", "");
   const variants = (Command as unknown as { anyOf: Json[] }).anyOf;
+  const argument = (arg: Json) => {
+    if (arg.type === "null") return "`null` (no argument)";
+    if (arg.type === "object") return "object, below";
+    if (arg.anyOf) return "`null`, or an object, below";
+    return `${typeOf(arg)}: the pot_id`;
+  };
   out.push(
     table(
-      ["command", "argument"],
+      ["command", "argument", "what it does", "example"],
       variants.map((v) => {
         const [name, arg] = Object.entries<Json>(v.properties)[0]!;
-        return [`\`${name}\``, arg.type === "null" ? "`null` (no argument)" : arg.type === "object" ? "object, below" : `${typeOf(arg)}: the pot_id`];
+        return [`\`${name}\``, argument(arg), v.description ?? "", `\`${JSON.stringify(v.example)}\``];
       }),
     ),
   );
+  out.push("", "Each answer comes back in the command's record (`GET /api/v1/commands/{command_id}`): `message`, and the node's answer as structured data in `data`; [protocol.md](protocol.md#nodecommand) gives each shape.");
   const install = variants.find((v) => v.properties.InstallPot)!.properties.InstallPot;
   out.push("", "`InstallPot` argument:", "", table(["field", "type", "required", "description"], fieldRows(install)), "", "```json", pretty((Command as Json).example), "```");
+  const settings = variants.find((v) => v.properties.UpdateConfig)!.properties.UpdateConfig.anyOf.find((a: Json) => a.type === "object");
+  out.push("", "`UpdateConfig` argument (the node's live settings; every key optional):", "", table(["field", "type", "required", "description"], fieldRows(settings)));
   return out.join("\n").replace(/\n{3,}/g, "\n\n") + "\n";
 }
 
@@ -199,7 +208,7 @@ export function renderConfiguration(help: Record<string, string>): string {
       ["variable", "flag", "default", "meaning"],
       [
         ["`HONEYBEE_API`", "`--api`", "`http://127.0.0.1:9002`", "Core's REST API."],
-        ["`HONEYBEE_WS`", "`--ws`", "`ws://127.0.0.1:9003`", "Core's WebSocket proxy: the live feed that `events --follow` reads and that `install`/`start`/`stop`/`restart`/`status` watch."],
+        ["`HONEYBEE_WS`", "`--ws`", "`ws://127.0.0.1:9003`", "Core's WebSocket proxy: the live feed that `events --follow` reads and that `install`/`start`/`stop`/`restart`/`status`/`logs`/`metrics`/`remove` watch."],
         ["`HONEYBEE_TOKEN`", "", "(none)", "API token, sent as `Authorization: Bearer` on every request and WebSocket. Needed when Core has API tokens (`tokens`, `tokens_file`): a read token lists, an operator token sends commands."],
       ],
     ),
@@ -220,7 +229,7 @@ export function renderConfiguration(help: Record<string, string>): string {
 
 /** Each command's `--help`, from the real program (80 columns, as commander wraps for a pipe). */
 export async function collectHelp(): Promise<Record<string, string>> {
-  const commands = ["", "up", "core", "node", "proxy", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "events", "stats", "catalogue"];
+  const commands = ["", "up", "core", "node", "proxy", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "catalogue"];
   const out: Record<string, string> = {};
   await Promise.all(
     commands.map(async (c) => {

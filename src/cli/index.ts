@@ -1,11 +1,13 @@
 /**
  * The management commands of `honeybee`, registered on the program that main.ts builds:
- * nodes, node show, pots, install, start, stop, restart, status, events, stats, catalogue, up.
+ * nodes, node show, pots, install, start, stop, restart, status, logs, metrics, remove, events,
+ * stats, catalogue, up.
  */
 import type { Command } from "commander";
 import { registerCatalogueCommand } from "./catalogue";
 import { registerEventCommands } from "./events";
 import { registerNodeCommands } from "./nodes";
+import { registerPotAnswerCommands } from "./pot-answers";
 import { registerPotCommands } from "./pots";
 import { registerUpCommand } from "./up";
 
@@ -16,6 +18,7 @@ export function registerCliCommands(program: Command): void {
   const node = program.commands.find((c) => c.name() === "node") ?? program.command("node").description("node agent and node details");
   registerNodeCommands(program, node);
   registerPotCommands(program);
+  registerPotAnswerCommands(program);
   registerEventCommands(program);
   registerCatalogueCommand(program);
 }

@@ -32,7 +32,7 @@ function configPair(value: string, previous: Record<string, string> = {}): Recor
   return { ...previous, [key]: value.slice(eq + 1) };
 }
 
-function checkPotId(potId: string): string {
+export function checkPotId(potId: string): string {
   if (!POT_ID.test(potId)) throw usageError(`pot id ${JSON.stringify(potId)} is not valid: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
   return potId;
 }
@@ -43,19 +43,23 @@ function waitOptions(cmd: Command, seconds: number): Command {
     .option("--timeout <seconds>", "how long to wait for the node", wholeNumber(1, 86_400), seconds);
 }
 
+/** Sends a command through REST; Core's refusals become errors that say what to do. */
+export async function sendCommand(ctx: Ctx, node: Node, command: Record<string, unknown>): Promise<string> {
+  try {
+    return (await ctx.api.sendCommand(node.node_id, command)).command_id;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 409) throw new CliError(`${e.message}; is its node agent running? check with "honeybee nodes"`);
+    if (e instanceof ApiError && e.status === 400) throw usageError(e.message);
+    explainNotFound(e);
+  }
+}
+
 /** Sends a command and, unless --no-wait, returns how the node handled it (the caller reports it). */
 async function issue(ctx: Ctx, node: Node, potId: string, command: Record<string, unknown>, target: string | null, opts: WaitOpts & { via?: string; quiet?: boolean }): Promise<Verdict & { done: true }> {
   const name = Object.keys(command)[0]!;
   const feed = opts.wait ? await LiveFeed.connect(ctx.ws, { kinds: WATCHED_KINDS, node_id: node.node_id }, ctx.token) : null;
   try {
-    let commandId: string;
-    try {
-      ({ command_id: commandId } = await ctx.api.sendCommand(node.node_id, command));
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 409) throw new CliError(`${e.message}; is its node agent running? check with "honeybee nodes"`);
-      if (e instanceof ApiError && e.status === 400) throw usageError(e.message);
-      explainNotFound(e);
-    }
+    const commandId = await sendCommand(ctx, node, command);
     if (!opts.quiet) ctx.progress(`${name} ${potId}: sent to node ${nodeLabel(node)}, command ${commandId}`);
     if (!feed) {
       if (ctx.json) ctx.printJson({ command_id: commandId, node_id: node.node_id, pot_id: potId, command: name });

@@ -96,6 +96,14 @@ export class Registry {
     this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
   }
 
+  /** A pot its node removed (RemovePot): gone from the registry; its events stay. */
+  removePot(nodeId: bigint, potId: string): void {
+    if (!this.pots.delete(`${nodeId}/${potId}`)) return;
+    this.version++;
+    if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
+    this.store.deletePot(nodeId, potId);
+  }
+
   /** NodeDrop: a graceful goodbye. */
   dropped(nodeId: bigint, link: NodeLink): void {
     const n = this.nodes.get(nodeId);

@@ -2,6 +2,7 @@
  * SQL for command records: who sent what to which node, when, from where, and how it ended.
  */
 import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
+import { parseWithIds, stringify } from "../protocol/json";
 import type { Db } from "./index";
 import { commands } from "./schema";
 
@@ -15,6 +16,8 @@ export interface CommandRecord {
   body: unknown;
   status: CommandStatus;
   message: string | null;
+  /** The node's answer (CommandResult.data), as it sent it. */
+  data: unknown;
   source: string;
   principal: string | null;
   remote_addr: string | null;
@@ -35,7 +38,7 @@ export interface CommandQuery {
 export class CommandStore {
   constructor(private readonly db: Db) {}
 
-  insert(r: Omit<CommandRecord, "created_at" | "updated_at">, at: number): void {
+  insert(r: Omit<CommandRecord, "created_at" | "updated_at" | "data">, at: number): void {
     this.db
       .insert(commands)
       .values({
@@ -56,9 +59,10 @@ export class CommandStore {
   }
 
   /** Moves a record on; a finished record (succeeded or failed) is never changed again. */
-  update(commandId: string, status: CommandStatus, message: string | null, at: number): boolean {
+  update(commandId: string, status: CommandStatus, message: string | null, at: number, data?: unknown): boolean {
     const open = and(eq(commands.commandId, commandId), inArray(commands.status, ["issued", "sent"]));
-    return this.db.update(commands).set({ status, message, updatedAt: at }).where(open).returning({ id: commands.id }).all().length > 0;
+    const set = { status, message, updatedAt: at, ...(data !== undefined ? { data: stringify(data) } : {}) };
+    return this.db.update(commands).set(set).where(open).returning({ id: commands.id }).all().length > 0;
   }
 
   get(commandId: string): CommandRecord | null {
@@ -95,6 +99,7 @@ function toRecord(r: typeof commands.$inferSelect): CommandRecord {
     body: JSON.parse(r.body),
     status: r.status as CommandStatus,
     message: r.message,
+    data: r.data === null ? null : parseWithIds(r.data),
     source: r.source,
     principal: r.principal,
     remote_addr: r.remoteAddr,

@@ -41,6 +41,8 @@ export const commands = sqliteTable(
     body: text("body").notNull(),
     status: text("status").notNull(),
     message: text("message"),
+    /** The node's answer (CommandResult.data) as JSON, when it sent one. */
+    data: text("data"),
     source: text("source").notNull(),
     principal: text("principal"),
     remoteAddr: text("remote_addr"),

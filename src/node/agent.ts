@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { ConfigError } from "../config";
 import { bindOrExplain } from "../net/bind";
 import { PACKAGE_ROOT } from "../catalogue/paths";
-import { createLogger, type Logger } from "../log";
+import { createLogger, type Logger, type LogLevel } from "../log";
 import { defaultNodeConfig, eventsAddress, gitAllowList, hostPort, type NodeConfig } from "./config";
 import { NodeCredentials } from "./credentials";
 import { clientTls } from "./tls";
@@ -148,6 +148,20 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       signal: shutdown.signal,
       logger: log.child({ component: "commands" }),
       send: (kind, payload) => link?.send(kind, payload) ?? false,
+      relayed: (potId) => relay.relayed(potId),
+      settings: {
+        current: () => ({ log_level: log.level as LogLevel, heartbeat_ms: link?.heartbeatMs ?? config.heartbeat_ms, spool_max_bytes: spool.maxBytes }),
+        apply: (change) => {
+          if (change.spool_max_bytes !== undefined && change.spool_max_bytes < config.spool_segment_bytes) {
+            return `spool_max_bytes ${change.spool_max_bytes} is below spool_segment_bytes ${config.spool_segment_bytes}; nothing changed`;
+          }
+          // Children follow the root logger's level unless they set their own, which none here does.
+          if (change.log_level !== undefined) log.level = change.log_level;
+          if (change.heartbeat_ms !== undefined && link) link.heartbeatMs = change.heartbeat_ms;
+          if (change.spool_max_bytes !== undefined) spool.maxBytes = change.spool_max_bytes;
+          return null;
+        },
+      },
     });
 
     // Installs cut off by a crash or kill: their folder is half-made; forget them, and tell Core.

@@ -41,6 +41,8 @@ export interface ControlLink {
   whenRegistered(): Promise<void>;
   /** Sends a message if registered; false (and nothing queued) otherwise. */
   send<K extends MessageKind>(kind: K, payload: Payload<K>): boolean;
+  /** Heartbeat interval; a change (UpdateConfig) takes effect at once. */
+  heartbeatMs: number;
   /** Sends NodeDrop (if registered), flushes and disconnects for good. */
   stop(): Promise<void>;
 }
@@ -50,12 +52,20 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
   let registeredOn: LineConnection | null = null;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   let registeredWaiters: (() => void)[] = [];
+  let heartbeatMs = opts.heartbeatMs;
 
   const write = (conn: LineConnection, kind: MessageKind, payload: unknown) => conn.write(stringify(envelope(kind, payload as never)) + "\n");
 
   const stopHeartbeat = () => {
     if (heartbeat) clearInterval(heartbeat);
     heartbeat = null;
+  };
+
+  const startHeartbeat = (conn: LineConnection) => {
+    stopHeartbeat();
+    heartbeat = setInterval(() => {
+      if (registeredOn === conn) write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
+    }, heartbeatMs);
   };
 
   const onLine = (text: string, conn: LineConnection) => {
@@ -87,10 +97,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
         client.resetBackoff();
         logger.info({ node_id: opts.nodeId.toString() }, "registered with Core");
         write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
-        stopHeartbeat();
-        heartbeat = setInterval(() => {
-          if (registeredOn === conn) write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
-        }, opts.heartbeatMs);
+        startHeartbeat(conn);
         opts.onRegistered();
         for (const resolve of registeredWaiters.splice(0)) resolve();
         return;
@@ -142,6 +149,13 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
     send(kind, payload) {
       if (!registeredOn) return false;
       return write(registeredOn, kind, payload);
+    },
+    get heartbeatMs() {
+      return heartbeatMs;
+    },
+    set heartbeatMs(ms: number) {
+      heartbeatMs = ms;
+      if (registeredOn) startHeartbeat(registeredOn);
     },
     async stop() {
       stopHeartbeat();

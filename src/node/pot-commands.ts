@@ -1,19 +1,24 @@
 /**
- * Executes NodeCommands and answers each with CommandResult {command_id, ok, message}.
+ * Executes NodeCommands and answers each with CommandResult {command_id, ok, message, data}:
+ * query commands (GetPotLogs, GetPotMetrics, ...) put their answer in `data`, in the shapes of
+ * src/protocol/command-data.ts.
  *
  * Commands about one pot run one after another in arrival order (an InstallPot followed at
  * once by a DeployPot must not overtake it); commands about different pots run side by side.
  * A command naming a pot that is not installed is answered ok:false and reports no status: a
  * made-up Failed would create a pot in Core's registry that does not exist.
  */
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import { CatalogueError, loadCatalogue } from "../catalogue/loader";
 import type { Logger } from "../log";
-import { commandName, type InstallPot, type MessageKind, type NodeCommand, type Payload } from "../protocol/messages";
+import type { InstalledPotsData, LiveSettingsData, PotInfoData, PotLogsData, PotMetricsData, PotStatusData, RemovedPotData, RestartData } from "../protocol/command-data";
+import { commandName, type InstallPot, type LiveSettings, type MessageKind, type NodeCommand, type Payload } from "../protocol/messages";
 import { chooseSource, fetchCatalogue, gitUrlAllowed, CatalogueUnreachable, type FetchedCatalogue } from "./catalogue-fetch";
 import type { BadCommand } from "./control-link";
 import { checkPotId, planInstall, preflight, type TakenPort } from "./installer";
 import { runInstall } from "./install-run";
+import { groupUsage, tailLines } from "./pot-observe";
 import type { PotStore } from "./pot-store";
 import { potDir, potRuntime, type NodeContext } from "./pot-runtime";
 import { logFiles, readPotManifest, type OpResult, type Supervisor } from "./supervisor";
@@ -32,7 +37,15 @@ export interface PotCommandsOptions {
   signal: AbortSignal;
   logger: Logger;
   send<K extends MessageKind>(kind: K, payload: Payload<K>): boolean;
+  /** Events of a pot the relay accepted (GetPotMetrics). */
+  relayed(potId: string): number;
+  /** The node's live settings (UpdateConfig): apply answers null, or why it refused the change. */
+  settings: { current(): LiveSettingsData; apply(change: LiveSettings): string | null };
 }
+
+/** GetPotLogs: lines per log file, and the longest line shown, so the answer stays small. */
+const LOG_LINES = 100;
+const LOG_LINE_CHARS = 1000;
 
 export function createPotCommands(opts: PotCommandsOptions) {
   const { store, supervisor, logger } = opts;
@@ -52,7 +65,7 @@ export function createPotCommands(opts: PotCommandsOptions) {
 
   const result = (commandId: string | null | undefined, r: OpResult) => {
     if (!commandId) return logger.debug({ ok: r.ok, message: r.message }, "command without command_id finished; no CommandResult sent");
-    opts.send("CommandResult", { command_id: commandId, node_id: opts.nodeId, ok: r.ok, message: r.message });
+    opts.send("CommandResult", { command_id: commandId, node_id: opts.nodeId, ok: r.ok, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) });
   };
 
   const reportStatus = (potId: string) => {
@@ -139,13 +152,76 @@ export function createPotCommands(opts: PotCommandsOptions) {
     store.remove(potId);
   };
 
+  const statusData = (potId: string): PotStatusData => {
+    const s = supervisor.status(potId);
+    return { pot_id: potId, pot_type: store.get(potId)?.pot_type ?? "unknown", status: s?.status ?? "Stopped", message: s?.message || null };
+  };
+
+  const infoData = (potId: string): PotInfoData => {
+    const r = store.get(potId)!;
+    const s = supervisor.status(potId);
+    return { ...statusData(potId), desired: r.desired, pid: s?.pid ?? null, source: r.source, installed_at: r.installed_at };
+  };
+
+  /** DeployPot, StopPot, RestartPot: the operation's outcome, with the status it left. */
+  const withStatus = async (potId: string, op: () => Promise<OpResult>): Promise<OpResult> => ({ ...(await op()), data: statusData(potId) });
+
   const statusOf = async (potId: string, detailed: boolean): Promise<OpResult> => {
     reportStatus(potId);
-    const r = store.get(potId)!;
-    const s = supervisor.status(potId)!;
-    if (!detailed) return { ok: true, message: `${s.status}${s.message ? `: ${s.message}` : ""}` };
-    const info = { pot_id: potId, pot_type: r.pot_type, status: s.status, message: s.message, desired: r.desired, pid: s.pid, source: r.source, installed_at: r.installed_at };
-    return { ok: true, message: JSON.stringify(info) };
+    const data = detailed ? infoData(potId) : statusData(potId);
+    return { ok: true, message: `${data.status}${data.message ? `: ${data.message}` : ""}`, data };
+  };
+
+  /** A failed install leaves only its install log; it is still worth reading. */
+  const logsOf = async (potId: string): Promise<OpResult> => {
+    const files = logFiles(opts.logsDir, potId);
+    if (!store.get(potId) && !existsSync(dirname(files.install))) return notInstalled(potId);
+    const tail = (f: string) => tailLines(f, LOG_LINES, LOG_LINE_CHARS);
+    const data: PotLogsData = { pot_id: potId, stdout: tail(files.stdout), stderr: tail(files.stderr), install: tail(files.install) };
+    return { ok: true, message: `last lines of ${potId}: ${data.stdout.length} stdout, ${data.stderr.length} stderr, ${data.install.length} install`, data };
+  };
+
+  const metricsOf = async (potId: string): Promise<OpResult> => {
+    const proc = supervisor.process(potId);
+    const usage = proc.pid ? groupUsage(proc.pid) : null;
+    const uptime = proc.startedAt ? (Date.now() - proc.startedAt) / 1000 : null;
+    const round = (n: number) => Math.round(n * 100) / 100;
+    const data: PotMetricsData = {
+      pot_id: potId,
+      status: supervisor.status(potId)?.status ?? "Stopped",
+      pid: proc.pid,
+      uptime_s: uptime === null ? null : round(uptime),
+      cpu_seconds: usage ? round(usage.cpu_seconds) : null,
+      cpu_percent: usage && uptime ? round((100 * usage.cpu_seconds) / uptime) : null,
+      rss_bytes: usage?.rss_bytes ?? null,
+      processes: usage?.processes ?? null,
+      restarts: proc.restarts,
+      events_relayed: opts.relayed(potId),
+    };
+    const mem = data.rss_bytes === null ? "" : `, ${(data.rss_bytes / 1048576).toFixed(1)} MiB resident`;
+    return { ok: true, message: `${potId} is ${data.status}${mem}, ${data.restarts} restart(s), ${data.events_relayed} event(s) relayed`, data };
+  };
+
+  /** RemovePot: also answers ok for a pot the node does not have, so Core can forget a failed install. */
+  const remove = async (potId: string): Promise<OpResult> => {
+    const logs = dirname(logFiles(opts.logsDir, potId).install);
+    const had = store.get(potId) !== null || existsSync(potDir(opts.ctx, potId)) || existsSync(logs);
+    if (store.get(potId)) await supervisor.stop(potId);
+    removePot(potId);
+    rmSync(logs, { recursive: true, force: true });
+    supervisor.forget(potId);
+    if (had) logger.info({ pot_id: potId }, "honeypot removed");
+    const data: RemovedPotData = { pot_id: potId, removed: had };
+    return { ok: true, message: had ? `removed ${potId} and its files` : `no pot ${potId} on this node; nothing to remove`, data };
+  };
+
+  const updateConfig = (change: LiveSettings | null): OpResult => {
+    const refused = change ? opts.settings.apply(change) : null;
+    if (refused) return { ok: false, message: refused, data: opts.settings.current() };
+    const data = opts.settings.current();
+    const changed = change ? Object.keys(change) : [];
+    if (changed.length) logger.info({ changed: change }, "live settings changed");
+    return { ok: true, message: changed.length ? `changed ${changed.join(", ")}` : "live settings unchanged", data };
   };
 
   const run = async (cmd: NodeCommand): Promise<OpResult> => {
@@ -153,29 +229,47 @@ export function createPotCommands(opts: PotCommandsOptions) {
     switch (commandName(cmd.command)) {
       case "InstallPot": {
         const req = c.InstallPot as InstallPot;
-        return serial(req.pot_id, () => install(req));
+        return serial(req.pot_id, async () => {
+          const r = await install(req);
+          return store.get(req.pot_id) ? { ...r, data: statusData(req.pot_id) } : r;
+        });
       }
       case "DeployPot":
-        return onPot(c.DeployPot as string, () => supervisor.start(c.DeployPot as string));
+        return onPot(c.DeployPot as string, () => withStatus(c.DeployPot as string, () => supervisor.start(c.DeployPot as string)));
       case "StopPot":
-        return onPot(c.StopPot as string, () => supervisor.stop(c.StopPot as string));
+        return onPot(c.StopPot as string, () => withStatus(c.StopPot as string, () => supervisor.stop(c.StopPot as string)));
       case "RestartPot":
-        return onPot(c.RestartPot as string, () => supervisor.restart(c.RestartPot as string));
+        return onPot(c.RestartPot as string, () => withStatus(c.RestartPot as string, () => supervisor.restart(c.RestartPot as string)));
+      case "RemovePot":
+        return serial(c.RemovePot as string, () => remove(c.RemovePot as string));
       case "GetPotStatus":
         return onPot(c.GetPotStatus as string, () => statusOf(c.GetPotStatus as string, false));
       case "GetPotInfo":
         return onPot(c.GetPotInfo as string, () => statusOf(c.GetPotInfo as string, true));
+      case "GetPotLogs":
+        // Not queued behind the pot's other commands: the log of an install under way is what explains a slow one.
+        return logsOf(c.GetPotLogs as string);
+      case "GetPotMetrics":
+        return onPot(c.GetPotMetrics as string, () => metricsOf(c.GetPotMetrics as string));
       case "GetInstalledPots": {
         const pots = store.list().filter((p) => p.phase === "installed");
         for (const p of pots) reportStatus(p.pot_id);
-        const list = pots.map((p) => `${p.pot_id} (${p.pot_type}, ${supervisor.status(p.pot_id)?.status ?? "Stopped"})`);
-        return { ok: true, message: list.length ? `${list.length} pot(s): ${list.join(", ")}` : "no pots installed" };
+        const data: InstalledPotsData = { pots: pots.map((p) => infoData(p.pot_id)) };
+        const list = data.pots.map((p) => `${p.pot_id} (${p.pot_type}, ${p.status})`);
+        return { ok: true, message: list.length ? `${list.length} pot(s): ${list.join(", ")}` : "no pots installed", data };
       }
+      case "UpdateConfig":
+        return updateConfig(c.UpdateConfig as LiveSettings | null);
       case "Restart": {
         const running = store.list().filter((p) => p.phase === "installed" && p.desired === "running");
         const results = await Promise.all(running.map((p) => onPot(p.pot_id, () => supervisor.restart(p.pot_id))));
-        const failed = results.filter((r) => !r.ok);
-        return { ok: failed.length === 0, message: `restarted ${running.length - failed.length} of ${running.length} running pot(s)${failed.length ? `: ${failed.map((f) => f.message).join("; ")}` : ""}` };
+        const failed = results.flatMap((r, i) => (r.ok ? [] : [{ pot_id: running[i]!.pot_id, message: r.message }]));
+        const data: RestartData = { restarted: running.filter((_, i) => results[i]!.ok).map((p) => p.pot_id), failed: failed.map((f) => f.pot_id) };
+        return {
+          ok: failed.length === 0,
+          message: `restarted ${data.restarted.length} of ${running.length} running pot(s)${failed.length ? `: ${failed.map((f) => f.message).join("; ")}` : ""}`,
+          data,
+        };
       }
     }
   };

@@ -36,6 +36,8 @@ export interface RelayCounters {
 export interface RelayHandle {
   readonly port: number;
   readonly counters: RelayCounters;
+  /** Events of a pot accepted since the relay started (GetPotMetrics). */
+  relayed(potId: string): number;
   stop(): void;
 }
 
@@ -53,6 +55,7 @@ export function startRelay(opts: RelayOptions): RelayHandle {
   const { spool, logger } = opts;
   const warn = new RateLimitedLog(logger);
   const counters: RelayCounters = { accepted: 0, rejected: 0, connections: 0 };
+  const perPot = new Map<string, number>();
 
   const reject = (c: Conn, reason: string) => {
     counters.rejected++;
@@ -76,7 +79,10 @@ export function startRelay(opts: RelayOptions): RelayHandle {
       return;
     }
     if (r.kind === "rejected") return reject(c, r.reason);
-    if (r.potId) c.pot = r.potId;
+    if (r.potId) {
+      c.pot = r.potId;
+      perPot.set(r.potId, (perPot.get(r.potId) ?? 0) + 1);
+    }
     out.push(stringify(r.value));
   };
 
@@ -134,6 +140,7 @@ export function startRelay(opts: RelayOptions): RelayHandle {
       return server.port;
     },
     counters,
+    relayed: (potId) => perPot.get(potId) ?? 0,
     stop() {
       server.stop(true);
     },

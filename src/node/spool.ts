@@ -66,6 +66,15 @@ export class Spool {
   get id(): string {
     return this.spoolId;
   }
+  /** Disk bound; UpdateConfig changes it live, and a lower bound drops the oldest events at once. */
+  get maxBytes(): number {
+    return this.opts.maxBytes;
+  }
+  set maxBytes(bytes: number) {
+    this.opts.maxBytes = bytes;
+    this.enforceBound();
+  }
+
   /** Next seq to be assigned. */
   get head(): number {
     return this.headSeq;

@@ -37,6 +37,8 @@ export interface SupervisorOptions {
 export interface OpResult {
   ok: boolean;
   message: string;
+  /** The answer of a query command, sent as CommandResult.data. */
+  data?: unknown;
 }
 
 interface Supervised {
@@ -47,6 +49,8 @@ interface Supervised {
   stopping: boolean;
   backoff: Backoff;
   restartTimer: ReturnType<typeof setTimeout> | null;
+  /** Automatic restarts after unexpected exits, since the node started (GetPotMetrics). */
+  restarts: number;
   queue: Promise<unknown>;
 }
 
@@ -72,6 +76,12 @@ export class Supervisor {
   status(potId: string): { status: PotStatus; message: string; pid: number | null } | null {
     const p = this.pots.get(potId) ?? (this.opts.store.get(potId) ? this.entry(potId) : null);
     return p ? { status: p.status, message: p.message, pid: p.proc?.pid ?? null } : null;
+  }
+
+  /** The running process of a pot, for GetPotMetrics: its pid (a process group), start time and restarts. */
+  process(potId: string): { pid: number | null; startedAt: number | null; restarts: number } {
+    const p = this.pots.get(potId);
+    return { pid: p?.proc?.pid ?? null, startedAt: p?.proc ? p.startedAt : null, restarts: p?.restarts ?? 0 };
   }
 
   /** Sets a status from outside the supervisor (install progress, install failure). */
@@ -124,7 +134,7 @@ export class Supervisor {
   private entry(potId: string): Supervised {
     let p = this.pots.get(potId);
     if (!p) {
-      p = { status: "Stopped", message: "", proc: null, startedAt: 0, stopping: false, backoff: new Backoff(this.opts.restartMinMs, this.opts.restartMaxMs), restartTimer: null, queue: Promise.resolve() };
+      p = { status: "Stopped", message: "", proc: null, startedAt: 0, stopping: false, backoff: new Backoff(this.opts.restartMinMs, this.opts.restartMaxMs), restartTimer: null, restarts: 0, queue: Promise.resolve() };
       this.pots.set(potId, p);
     }
     return p;
@@ -227,6 +237,7 @@ export class Supervisor {
     if (p.restartTimer) clearTimeout(p.restartTimer);
     p.restartTimer = setTimeout(() => {
       p.restartTimer = null;
+      p.restarts++;
       void this.serial(potId, () => this.launch(potId));
     }, delay);
     return `${message}; restarting in ${formatMs(delay)} (attempt ${p.backoff.attempts})`;

@@ -7,6 +7,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { LOG_LEVELS } from "../log";
 import { NodeId, NodeStatus, NodeType, PotId, PotStatus, StringMap } from "./types";
 
 export const PROTOCOL_VERSION = 2;
@@ -52,6 +53,8 @@ export const CommandResult = Type.Object({
   node_id: NodeId,
   ok: Type.Boolean(),
   message: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** The answer of a query command (GetPotLogs, GetPotMetrics, ...); its shapes are in command-data.ts. */
+  data: Type.Optional(Type.Unknown({ description: "The command's answer as structured data; docs/protocol.md gives each command's shape." })),
 });
 export type CommandResult = Static<typeof CommandResult>;
 
@@ -78,17 +81,44 @@ export const InstallPot = Type.Object({
 });
 export type InstallPot = Static<typeof InstallPot>;
 
-/** The command object: a single key naming the command. */
+/** Settings a node changes while it runs (UpdateConfig); each is optional, none persists past a node restart. */
+export const LiveSettings = Type.Object(
+  {
+    log_level: Type.Optional(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { description: "The node's log level." })),
+    heartbeat_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 3_600_000, description: "Interval of the node's heartbeats; keep it below a third of Core's heartbeat_timeout_ms." })),
+    spool_max_bytes: Type.Optional(Type.Integer({ minimum: 1024, description: "Disk bound of the event spool (at least spool_segment_bytes); lowering it drops the oldest events at once." })),
+  },
+  { additionalProperties: false, example: { log_level: "debug", heartbeat_ms: 10000 } },
+);
+export type LiveSettings = Static<typeof LiveSettings>;
+
+const potCommand = (name: string, description: string) =>
+  Type.Object({ [name]: PotId }, { additionalProperties: false, description, example: { [name]: "ssh-01" } });
+
+/**
+ * The command object: a single key naming the command. The first eleven are the upstream
+ * command set (H0neyBe/honeybee_node); RemovePot is this project's extension (docs/protocol.md).
+ */
 export const Command = Type.Union(
   [
-    Type.Object({ InstallPot }, { additionalProperties: false }),
-    Type.Object({ DeployPot: PotId }, { additionalProperties: false }),
-    Type.Object({ StopPot: PotId }, { additionalProperties: false }),
-    Type.Object({ RestartPot: PotId }, { additionalProperties: false }),
-    Type.Object({ GetPotStatus: PotId }, { additionalProperties: false }),
-    Type.Object({ GetPotInfo: PotId }, { additionalProperties: false }),
-    Type.Object({ GetInstalledPots: Type.Null() }, { additionalProperties: false }),
-    Type.Object({ Restart: Type.Null() }, { additionalProperties: false }),
+    Type.Object(
+      { InstallPot },
+      { additionalProperties: false, description: "Install a honeypot from the node's catalogue.", example: { InstallPot: { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: "2222" }, auto_start: true } } },
+    ),
+    potCommand("DeployPot", "Start a honeypot."),
+    potCommand("StopPot", "Stop a honeypot."),
+    potCommand("RestartPot", "Stop and start a honeypot."),
+    potCommand("RemovePot", "Stop a honeypot, delete its files on the node and its entry in Core's registry (extension; upstream nodes refuse it)."),
+    potCommand("GetPotStatus", "A honeypot's status."),
+    potCommand("GetPotInfo", "A honeypot's details: kind, status, desired state, pid, source, install time."),
+    potCommand("GetPotLogs", "The last lines of a honeypot's stdout, stderr and install logs."),
+    potCommand("GetPotMetrics", "A honeypot's CPU, memory, uptime, restarts and events relayed."),
+    Type.Object({ GetInstalledPots: Type.Null() }, { additionalProperties: false, description: "Every installed honeypot with its status.", example: { GetInstalledPots: null } }),
+    Type.Object(
+      { UpdateConfig: Type.Union([Type.Null(), LiveSettings]) },
+      { additionalProperties: false, description: "Change the node's live settings (null: only report them).", example: { UpdateConfig: { log_level: "debug", heartbeat_ms: 10000 } } },
+    ),
+    Type.Object({ Restart: Type.Null() }, { additionalProperties: false, description: "Restart every running honeypot of the node.", example: { Restart: null } }),
   ],
   {
     description: "A single key naming the command; its value is the command's argument.",
@@ -96,9 +126,23 @@ export const Command = Type.Union(
   },
 );
 export type Command = Static<typeof Command>;
-export const COMMAND_NAMES = ["InstallPot", "DeployPot", "StopPot", "RestartPot", "GetPotStatus", "GetPotInfo", "GetInstalledPots", "Restart"] as const;
+export const COMMAND_NAMES = [
+  "InstallPot",
+  "DeployPot",
+  "StopPot",
+  "RestartPot",
+  "RemovePot",
+  "GetPotStatus",
+  "GetPotInfo",
+  "GetPotLogs",
+  "GetPotMetrics",
+  "GetInstalledPots",
+  "UpdateConfig",
+  "Restart",
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
-const UNIT_COMMANDS = new Set<string>(["GetInstalledPots", "Restart"]);
+/** Commands whose argument may be left out (`"Restart"`, `{"Restart": {}}`); an empty UpdateConfig only reports. */
+const UNIT_COMMANDS = new Set<string>(["GetInstalledPots", "Restart", "UpdateConfig"]);
 
 export const NodeCommand = Type.Object({
   node_id: NodeId,

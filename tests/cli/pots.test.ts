@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { startNode } from "../../src/node/agent";
 import { silentLogger } from "../../src/log";
@@ -102,6 +103,48 @@ describe("install, start, stop, restart, status with a real node agent", () => {
   });
 });
 
+describe("logs, metrics and remove print the node's answer", () => {
+  test("with a real node agent and pot, in both modes", async () => {
+    await using core = await startTestCore();
+    using dir = tempDir();
+    await using node = await startAgent(core, dir.path);
+    const id = node.nodeId;
+    expect((await cli(["install", "sensor-1", "testpot", "--pot-id", "web-1", "-c", `listen_port=${freePort()}`, "--start"], core)).code).toBe(0);
+
+    const logs = await cli(["logs", "sensor-1", "web-1"], core);
+    expect(logs).toMatchObject({ code: 0, stderr: "" });
+    expect(lines(logs.stdout)).toEqual(["==> stdout <==", expect.stringContaining('"ready":true'), "", "==> install <==", ...lines(logs.stdout).slice(4)]);
+    expect(lines(logs.stdout).slice(4)).toContain("resolving dependencies");
+    expect(await cli(["logs", "sensor-1", "web-1", "--stream", "install", "-n", "1"], core)).toMatchObject({ code: 0, stdout: "# installed\n" });
+    expect((await cli(["logs", "sensor-1", "web-1", "--json"], core)).json).toEqual({ node_id: id, node_name: "sensor-1", pot_id: "web-1", stdout: [expect.any(String)], stderr: [], install: expect.arrayContaining(["resolving dependencies"]) });
+
+    // What a honeypot logged came from attackers: control characters reach the terminal escaped.
+    appendFileSync(join(dir.path, "node", "logs", "web-1", "stderr.log"), "login: \x1b[2Jroot\x07\n");
+    expect((await cli(["logs", "sensor-1", "web-1", "--stream", "stderr"], core)).stdout).toBe("login: \\x1b[2Jroot\\x07\n");
+
+    const metrics = await cli(["metrics", "sensor-1", "web-1"], core);
+    expect(metrics.code).toBe(0);
+    expect(lines(metrics.stdout).map((l) => l.slice(0, 15).trim())).toEqual(["pot", "node", "status", "pid", "uptime", "cpu", "memory", "restarts", "events relayed"]);
+    expect(lines(metrics.stdout)[2]).toBe("status         Running");
+    expect((await cli(["metrics", "sensor-1", "web-1", "--json"], core)).json).toMatchObject({ node_id: id, pot_id: "web-1", status: "Running", restarts: 0, events_relayed: 0 });
+
+    expect(await cli(["remove", "sensor-1", "web-1"], core)).toMatchObject({ code: 0, stdout: `removed web-1 from node sensor-1 (${id})\n` });
+    expect((await cli(["pots", "--json"], core)).json).toEqual({ honeypots: [] });
+    expect((await cli(["remove", "sensor-1", "web-1", "--json"], core)).json).toEqual({ node_id: id, node_name: "sensor-1", pot_id: "web-1", ok: true, removed: false, message: "no pot web-1 on this node; nothing to remove" });
+    const gone = await cli(["metrics", "sensor-1", "web-1"], core);
+    expect(gone).toMatchObject({ code: 1, stdout: "" });
+    expect(gone.stderr).toBe(`honeybee: node sensor-1 (${id}) could not answer for web-1: no pot web-1 is installed on this node (installed: none)\n`);
+  });
+
+  test("a node that never answers (an upstream node): time-out naming the command, exit 1", async () => {
+    await using core = await startTestCore();
+    using _silent = await registerNode(core, BIG_ID, "mute");
+    const res = await cli(["remove", "mute", "ssh-01", "--timeout", "1"], core);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(new RegExp(`^honeybee: node mute \\(${BIG_ID}\\) did not answer RemovePot within 1 s \\(command [0-9a-f-]{36}\\); a node without CommandResult support`));
+  });
+});
+
 describe("errors of the commands that wait for a node", () => {
   test("a node that never answers: time-out, exit 1", async () => {
     await using core = await startTestCore();
@@ -148,7 +191,7 @@ describe("errors of the commands that wait for a node", () => {
   test("every command: unknown node and unreachable Core, exit 1, nothing on stdout even with --json", async () => {
     await using core = await startTestCore();
     const dead = `http://127.0.0.1:${freePort()}`;
-    const commands = [["install", "ghost", "cowrie", "--pot-id", "p"], ["start", "ghost", "p"], ["stop", "ghost", "p"], ["restart", "ghost", "p"], ["status", "ghost", "p"]];
+    const commands = [["install", "ghost", "cowrie", "--pot-id", "p"], ["start", "ghost", "p"], ["stop", "ghost", "p"], ["restart", "ghost", "p"], ["status", "ghost", "p"], ["logs", "ghost", "p"], ["metrics", "ghost", "p"], ["remove", "ghost", "p"]];
     for (const cmd of commands) {
       const args = [...cmd, "--json"];
       const [unknown, unreachable] = await Promise.all([cli(args, core), cli([...args, "--api", dead], core)]);
@@ -166,6 +209,8 @@ describe("errors of the commands that wait for a node", () => {
       [["start", "n"], `missing required argument 'pot'; see "honeybee start --help"`],
       [["stop", "n", "p", "--timeout", "soon"], `option '--timeout <seconds>' argument 'soon' is invalid. expected a whole number from 1 to 86400; see "honeybee stop --help"`],
       [["restart", "n", "p", "--force"], `unknown option '--force'; see "honeybee restart --help"`],
+      [["logs", "n", "p", "--lines", "500"], `option '-n, --lines <count>' argument '500' is invalid. expected a whole number from 1 to 100; see "honeybee logs --help"`],
+      [["remove", "n", "../etc"], `pot id "../etc" is not valid: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit; see "honeybee remove --help"`],
     ];
     for (const [args, message] of cases) {
       const res = await cli(args, off);

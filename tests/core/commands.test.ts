@@ -3,6 +3,36 @@ import { BIG_ID, WsClient, getJson, registerNode, startTestCore } from "../helpe
 
 const INSTALL = { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: "2222", telnet_port: "2223", hostname: "svr04", log_path: "log" }, auto_start: true };
 const COMMANDS = [{ InstallPot: INSTALL }, { DeployPot: "ssh-01" }, { StopPot: "ssh-01" }, { RestartPot: "ssh-01" }, { GetPotStatus: "ssh-01" }];
+/** The upstream command set (H0neyBe/honeybee_node) and this project's RemovePot, as each door must pass them on. */
+const ALL_COMMANDS = [
+  { Restart: null },
+  { UpdateConfig: null },
+  { UpdateConfig: { log_level: "debug", heartbeat_ms: 10000, spool_max_bytes: 1048576 } },
+  { InstallPot: INSTALL },
+  { DeployPot: "ssh-01" },
+  { GetPotStatus: "ssh-01" },
+  { RestartPot: "ssh-01" },
+  { StopPot: "ssh-01" },
+  { GetPotLogs: "ssh-01" },
+  { GetPotMetrics: "ssh-01" },
+  { GetPotInfo: "ssh-01" },
+  { GetInstalledPots: null },
+  { RemovePot: "ssh-01" },
+];
+/** Shapes every door refuses, with the code it names. */
+const INVALID: [unknown, string][] = [
+  [{ GetPotLogs: 5 }, "invalid_argument"],
+  [{ GetPotMetrics: "../etc" }, "invalid_argument"],
+  [{ RemovePot: "" }, "invalid_argument"],
+  [{ RemovePot: null }, "invalid_argument"],
+  [{ UpdateConfig: { log_level: "loud" } }, "invalid_argument"],
+  [{ UpdateConfig: { heartbeat_ms: 0 } }, "invalid_argument"],
+  [{ UpdateConfig: { colour: "red" } }, "invalid_argument"],
+  [{ UpdateConfig: "fast" }, "invalid_argument"],
+  [{ Restart: { now: true } }, "invalid_argument"],
+  [{ Shutdown: null }, "unknown_command"],
+  [{ GetPotLogs: "a", RemovePot: "b" }, "bad_command"],
+];
 
 const post = (core: { api: string }, nodeId: bigint | string, body: unknown) =>
   getJson(`${core.api}/api/v1/nodes/${nodeId}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
@@ -17,6 +47,103 @@ describe("commands through REST", () => {
       const sent = await node.nextKind("NodeCommand");
       expect(sent).toEqual({ node_id: BIG_ID, command, command_id: res.body.command_id });
     }
+  });
+
+  test("all twelve commands, and the unit forms of those without an argument, reach the node", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    for (const command of ALL_COMMANDS) {
+      const res = await post(core, BIG_ID, command);
+      expect({ command, status: res.status }).toEqual({ command, status: 202 });
+      expect(await node.nextKind("NodeCommand")).toEqual({ node_id: BIG_ID, command, command_id: res.body.command_id });
+    }
+    for (const [unit, name] of [['"UpdateConfig"', "UpdateConfig"], [{ UpdateConfig: {} }, "UpdateConfig"], ['"GetInstalledPots"', "GetInstalledPots"], [{ Restart: {} }, "Restart"]] as const) {
+      const res = await post(core, BIG_ID, unit);
+      expect(res.status).toBe(202);
+      expect((await node.nextKind("NodeCommand")).command).toEqual({ [name]: null });
+    }
+  });
+
+  test("invalid shapes of the new commands are refused with the code that names the problem", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    for (const [body, code] of INVALID) {
+      const res = await post(core, BIG_ID, body);
+      expect({ body, status: res.status, code: res.body.error.code }).toEqual({ body, status: 400, code });
+    }
+    expect((await post(core, BIG_ID, { UpdateConfig: { log_level: "loud" } })).body.error.message).toBe(
+      "invalid argument for UpdateConfig: /UpdateConfig/log_level expected one of fatal, error, warn, info, debug, trace, silent",
+    );
+    expect(node).toBeDefined();
+  });
+
+  test("CommandResult.data is stored with the record and published with the result", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    const { body } = await post(core, BIG_ID, { GetPotMetrics: "ssh-01" });
+    const data = { pot_id: "ssh-01", status: "Running", pid: 4242, uptime_s: 12.5, cpu_seconds: 0.4, cpu_percent: 3.2, rss_bytes: 52428800, processes: 2, restarts: 0, events_relayed: 17 };
+    const seen = Promise.withResolvers<any>();
+    core.bus.subscribe((m) => m.kind === "CommandResult" && seen.resolve(m.payload));
+    node.send("CommandResult", { command_id: body.command_id, node_id: BIG_ID, ok: true, message: "ssh-01 is Running", data });
+    expect(await seen.promise).toEqual({ command_id: body.command_id, node_id: BIG_ID, ok: true, message: "ssh-01 is Running", data });
+    expect((await getJson(`${core.api}/api/v1/commands/${body.command_id}`)).body).toMatchObject({ status: "succeeded", message: "ssh-01 is Running", data });
+  });
+
+  test("a succeeded RemovePot removes the pot from the registry; a failed one or another node's does not", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    using other = await registerNode(core, 7n, "sensor-7");
+    const pots = async () => (await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots.map((p: any) => `${p.node_id}/${p.pot_id}`).sort();
+    const seen: string[] = [];
+    const waiters: { n: number; resolve: () => void }[] = [];
+    core.bus.subscribe((m) => {
+      if (m.kind !== "PotStatusUpdate" && m.kind !== "CommandResult") return;
+      seen.push(m.kind);
+      for (const w of waiters.filter((w) => seen.length >= w.n)) w.resolve();
+    });
+    const published = (n: number) => new Promise<void>((resolve) => (seen.length >= n ? resolve() : waiters.push({ n, resolve })));
+    const status = (n: typeof node, id: bigint, pot: string) => n.send("PotStatusUpdate", { node_id: id, pot_id: pot, pot_type: "cowrie", status: "Failed", message: "install failed" });
+    status(node, BIG_ID, "ssh-01");
+    status(node, BIG_ID, "ssh-02");
+    status(other, 7n, "ssh-01");
+    await published(3);
+    const refused = (await post(core, BIG_ID, { RemovePot: "ssh-02" })).body.command_id;
+    node.send("CommandResult", { command_id: refused, node_id: BIG_ID, ok: false, message: "disk on fire" });
+    await published(4);
+    // Another node cannot close this node's RemovePot: its result is ignored, and not published.
+    const removed = (await post(core, BIG_ID, { RemovePot: "ssh-01" })).body.command_id;
+    other.send("CommandResult", { command_id: removed, node_id: 7n, ok: true, message: "removed" });
+    node.send("CommandResult", { command_id: removed, node_id: BIG_ID, ok: true, message: "removed ssh-01 and its files", data: { pot_id: "ssh-01", removed: true } });
+    await published(5);
+    expect((await getJson(`${core.api}/api/v1/commands/${removed}`)).body).toMatchObject({ status: "succeeded", message: "removed ssh-01 and its files" });
+    expect(await pots()).toEqual([`${BIG_ID}/ssh-02`, "7/ssh-01"]);
+    expect((await getJson(`${core.api}/api/v1/nodes/${BIG_ID}`)).body.honeypots.map((p: any) => p.pot_id)).toEqual(["ssh-02"]);
+  });
+
+  test("OpenAPI: the body is one of the command shapes, with an example of each, and this operation's own error examples", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    const op = (await getJson(`${core.api}/swagger/json`)).body.paths["/api/v1/nodes/{node_id}/commands"].post;
+    const body = op.requestBody.content["application/json"];
+    expect(Object.keys(op.requestBody.content)).toEqual(["application/json"]);
+    const names = body.schema.anyOf.map((s: any) => Object.keys(s.properties)[0]).sort();
+    expect(names).toEqual(ALL_COMMANDS.map((c) => Object.keys(c)[0]).filter((n, i, a) => a.indexOf(n) === i).sort());
+    expect(Object.keys(body.examples).sort()).toEqual(names);
+    // Every example is a body the operation accepts.
+    for (const [name, ex] of Object.entries<any>(body.examples)) {
+      const res = await post(core, BIG_ID, ex.value);
+      expect({ name, status: res.status }).toEqual({ name, status: 202 });
+      expect((await node.nextKind("NodeCommand")).command).toEqual(ex.value);
+    }
+    // Every error example is what the operation answers.
+    const example = (status: number) => op.responses[status].content["application/json"].example;
+    expect((await post(core, BIG_ID, { DeployPot: "../x" })).body).toEqual(example(400));
+    expect((await post(core, 42n, { DeployPot: "ssh-01" })).body).toEqual(example(404));
+    const gone = Promise.withResolvers<void>();
+    core.bus.subscribe((m) => m.kind === "NodeStatusUpdate" && (m.payload as any).status === "Unknown" && gone.resolve());
+    node.close();
+    await gone.promise;
+    expect((await post(core, BIG_ID, { DeployPot: "ssh-01" })).body).toEqual(example(409));
   });
 
   test("the node's CommandResult closes the record", async () => {
@@ -96,6 +223,23 @@ describe("commands through the WebSocket proxy", () => {
     }
     const rec = (await getJson(`${core.api}/api/v1/commands?limit=1`)).body.commands[0];
     expect(rec).toMatchObject({ source: "ws", remote_addr: "127.0.0.1" });
+  });
+
+  test("all twelve commands pass; invalid shapes are refused with a CommandAck naming the problem", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    using ws = await WsClient.connect(core.ws);
+    for (const command of ALL_COMMANDS) {
+      ws.send({ node_id: BIG_ID, command });
+      const ack = await ws.nextKind("CommandAck");
+      expect({ command, accepted: ack.accepted }).toEqual({ command, accepted: true });
+      expect(await node.nextKind("NodeCommand")).toEqual({ node_id: BIG_ID, command, command_id: ack.command_id });
+    }
+    for (const [command, code] of INVALID) {
+      ws.send({ node_id: BIG_ID, command });
+      const ack = await ws.nextKind("CommandAck");
+      expect({ command, accepted: ack.accepted, code: ack.message.split(":")[0] }).toEqual({ command, accepted: false, code });
+    }
   });
 
   test("refusals come back as CommandAck accepted:false with the reason", async () => {

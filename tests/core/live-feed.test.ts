@@ -120,6 +120,15 @@ describe("proxy as its own process", () => {
       expect(await node.nextKind("NodeCommand")).toEqual({ node_id: BIG_ID, command: { StopPot: "ssh-1" }, command_id: ack.command_id });
       node.send("CommandResult", { command_id: ack.command_id, node_id: BIG_ID, ok: true, message: "ssh-1 is Stopped" });
       expect(await client.nextKind("CommandResult")).toEqual({ command_id: ack.command_id, node_id: BIG_ID, ok: true, message: "ssh-1 is Stopped" });
+      // The commands beyond the first set, and the answer's data, pass through the second process too.
+      client.send({ node_id: BIG_ID, command: { GetPotLogs: "ssh-1" } });
+      const logs = await client.nextKind("CommandAck");
+      expect(await node.nextKind("NodeCommand")).toEqual({ node_id: BIG_ID, command: { GetPotLogs: "ssh-1" }, command_id: logs.command_id });
+      const data = { pot_id: "ssh-1", stdout: ["ready"], stderr: [], install: ["# installed"] };
+      node.send("CommandResult", { command_id: logs.command_id, node_id: BIG_ID, ok: true, message: "last lines of ssh-1", data });
+      expect(await client.nextKind("CommandResult")).toEqual({ command_id: logs.command_id, node_id: BIG_ID, ok: true, message: "last lines of ssh-1", data });
+      client.send({ node_id: BIG_ID, command: { UpdateConfig: { log_level: "loud" } } });
+      expect(await client.nextKind("CommandAck")).toMatchObject({ accepted: false, message: expect.stringMatching(/^invalid_argument: invalid argument for UpdateConfig: \/UpdateConfig\/log_level expected one of/) });
       client.send({ node_id: 5, command: { StopPot: "ssh-1" } });
       expect(await client.nextKind("CommandAck")).toMatchObject({ accepted: false, message: "not_found: node 5 is not registered" });
     } finally {

@@ -176,7 +176,7 @@ export class FakeCore {
   }
 
   /** Sends a command to the registered node and waits for its CommandResult. */
-  async command(nodeId: bigint, command: unknown): Promise<{ command_id: string; ok: boolean; message: string }> {
+  async command(nodeId: bigint, command: unknown): Promise<{ command_id: string; ok: boolean; message: string; data?: any }> {
     const command_id = `cmd-${++this.commandSeq}`;
     if (!this.nodeSocket) throw new Error("no node is registered");
     this.nodeSocket.write(stringify({ version: 2, message: { NodeCommand: { node_id: nodeId, command, command_id } } }) + "\n");

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { freePort } from "../helpers";
 import { sharedNodeTest } from "./node-helpers";
 
@@ -109,7 +109,22 @@ describe("refusals that must not invent a status", () => {
     expect((await t.core.status("../../etc")).status).toBe("Failed");
   });
 
-  test.each(["DeployPot", "StopPot", "RestartPot", "GetPotStatus", "GetPotInfo"])("%s of an unknown pot: CommandResult ok:false, no PotStatusUpdate", async (name) => {
+  test.each(["RemovePot", "GetPotLogs", "GetPotMetrics"])("%s with a path for a pot_id is refused by the node itself, and touches nothing", async (name) => {
+    // pots/../../victim and logs/../../victim are both this folder beside the data directory.
+    const victim = join(dirname(t.node.dataDir), `victim-${process.pid}-${name}`);
+    mkdirSync(victim);
+    try {
+      const potId = `../../${basename(victim)}`;
+      const r = await t.core.command(t.node.nodeId, { [name]: potId });
+      expect(r).toMatchObject({ ok: false, message: expect.stringMatching(/^invalid pot_id "\.\.\/\.\.\/victim-.*": use 1-64 letters/) });
+      expect(r.data).toBeUndefined();
+      expect(existsSync(victim)).toBe(true);
+    } finally {
+      rmSync(victim, { recursive: true, force: true });
+    }
+  });
+
+  test.each(["DeployPot", "StopPot", "RestartPot", "GetPotStatus", "GetPotInfo", "GetPotMetrics"])("%s of an unknown pot: CommandResult ok:false, no PotStatusUpdate", async (name) => {
     const r = await t.core.command(t.node.nodeId, { [name]: "ghost" });
     expect(r.ok).toBe(false);
     expect(r.message).toMatch(/^no pot ghost is installed on this node \(installed: .*\)$/);

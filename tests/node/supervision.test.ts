@@ -37,7 +37,7 @@ describe("supervised honeypot processes", () => {
     expect((await t.core.status("doomed", "Failed")).message).toContain("(attempt 2)");
     expect(await t.core.command(t.node.nodeId, { StopPot: "doomed" })).toMatchObject({ ok: true });
     await t.core.status("doomed", "Stopped");
-    const info = JSON.parse((await t.core.command(t.node.nodeId, { GetPotInfo: "doomed" })).message);
+    const info = (await t.core.command(t.node.nodeId, { GetPotInfo: "doomed" })).data;
     expect(info).toMatchObject({ pot_id: "doomed", status: "Stopped", desired: "stopped", pid: null });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/config";
 import { Backoff } from "../../src/node/backoff";
@@ -7,6 +7,7 @@ import { chooseSource, looksLikeGit } from "../../src/node/catalogue-fetch";
 import { eventsAddress, hostPort, loadNodeConfig } from "../../src/node/config";
 import { stampEvent } from "../../src/node/event-stamp";
 import { loadOrCreateNodeId } from "../../src/node/identity";
+import { groupUsage, tailLines } from "../../src/node/pot-observe";
 import { tempDir } from "../helpers";
 
 const ctx = { nodeId: 18446744073709551557n, potType: (id: string) => (id === "ssh-1" ? "cowrie" : null), fallbackPot: null };
@@ -87,5 +88,30 @@ describe("catalogue sources", () => {
     expect(["/srv/catalogue", "./catalogue", "C"].map(looksLikeGit)).toEqual([false, false, false]);
     expect(chooseSource({ catalogue: "/c", catalogue_branch: "" }, "https://g/x", "dev")).toEqual({ location: "https://g/x", branch: "dev", forceGit: true });
     expect(chooseSource({ catalogue: "https://g/x", catalogue_branch: "stable" })).toEqual({ location: "https://g/x", branch: "stable" });
+  });
+});
+
+describe("what GetPotLogs and GetPotMetrics read", () => {
+  test("tailLines: the last lines, oldest first, long ones cut; a partial first line of a big file is not shown", () => {
+    using dir = tempDir();
+    const file = join(dir.path, "stdout.log");
+    expect(tailLines(file, 10, 100)).toEqual([]);
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`);
+    writeFileSync(file, lines.join("\n") + "\n" + "x".repeat(50) + "\n");
+    expect(tailLines(file, 3, 20)).toEqual(["line 19998", "line 19999", `${"x".repeat(20)}…`]);
+    const all = tailLines(file, 100_000, 20);
+    expect(all.length).toBeLessThan(lines.length);
+    expect(all[0]).toMatch(/^line \d+$/);
+    writeFileSync(file, "no newline at the end");
+    expect(tailLines(file, 5, 100)).toEqual(["no newline at the end"]);
+  });
+
+  test("groupUsage: this process's group has CPU time and memory; an unknown group is null", () => {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const mine = groupUsage(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]));
+    expect(mine).toEqual({ processes: expect.any(Number), rss_bytes: expect.any(Number), cpu_seconds: expect.any(Number) });
+    expect(mine!.rss_bytes).toBeGreaterThan(1024 * 1024);
+    expect(mine!.processes).toBeGreaterThanOrEqual(1);
+    expect(groupUsage(2 ** 30)).toBeNull();
   });
 });

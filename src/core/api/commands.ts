@@ -9,7 +9,7 @@ import { Command } from "../../protocol/messages";
 import { NodeId } from "../../protocol/types";
 import type { CommandRouter } from "../commands/router";
 import type { Security } from "../auth";
-import { ApiError, badRequest, errorResponses, notFound } from "./errors";
+import { ApiError, ErrorBody, badRequest, errorResponses, notFound } from "./errors";
 import { parseNodeId } from "./nodes";
 
 export const CommandRecord = t.Object(
@@ -23,6 +23,7 @@ export const CommandRecord = t.Object(
       description: "issued: recorded; sent: written to the node's connection; succeeded/failed: the node's CommandResult.",
     }),
     message: t.Union([t.String(), t.Null()], { description: "The node's message, or why the command failed." }),
+    data: t.Unknown({ description: "The node's answer as structured data (CommandResult.data): logs, metrics, info, live settings; null when it sent none. docs/protocol.md gives each command's shape." }),
     source: t.String({ description: "Door the command came through: rest or ws.", example: "rest" }),
     principal: t.Union([t.String(), t.Null()], { description: "Who sent it (the API token's name when authentication is on)." }),
     remote_addr: t.Union([t.String(), t.Null()]),
@@ -37,7 +38,8 @@ export const CommandRecord = t.Object(
       pot_id: "ssh-01",
       body: { DeployPot: "ssh-01" },
       status: "succeeded",
-      message: "ssh-01 is Running",
+      message: "running (pid 4242), listening on ssh 2222",
+      data: { pot_id: "ssh-01", pot_type: "cowrie", status: "Running", message: "running (pid 4242), listening on ssh 2222" },
       source: "rest",
       principal: null,
       remote_addr: "127.0.0.1",
@@ -48,6 +50,25 @@ export const CommandRecord = t.Object(
 );
 
 const MAX_LIMIT = 500;
+
+/** Ready-to-send bodies for Swagger UI's example list: one per command. */
+const BODY_EXAMPLES = Object.fromEntries(
+  (Command.anyOf as unknown as { description?: string; example: Record<string, unknown> }[]).map((v) => [Object.keys(v.example)[0]!, { summary: v.description, value: v.example }]),
+);
+
+/** This operation's errors, each with an example of its own. */
+const commandError = (description: string, example: { code: string; message: string }) => t.Object(ErrorBody.properties, { description, example: { error: example } });
+const COMMAND_ERRORS = {
+  400: commandError("The command is not one of the command shapes: code bad_json, bad_command, unknown_command or invalid_argument, and what is wrong.", {
+    code: "invalid_argument",
+    message: "invalid argument for DeployPot: /DeployPot Expected string to match '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'",
+  }),
+  404: commandError("No node with this id is registered (code not_found).", { code: "not_found", message: "node 42 is not registered" }),
+  409: commandError("The node is registered but not connected (code node_not_connected).", {
+    code: "node_not_connected",
+    message: "node 18446744073709551557 is not connected; its status is Unknown",
+  }),
+};
 
 export const commandsApi = (router: CommandRouter, store: CommandStore, security: Security) =>
   new Elysia({ name: "commands", tags: ["Commands"] })
@@ -65,15 +86,19 @@ export const commandsApi = (router: CommandRouter, store: CommandStore, security
       },
       {
         params: t.Object({ node_id: t.String({ example: "18446744073709551557" }) }),
-        // Validated by the router, which names the exact problem; documented here as the schema.
-        body: t.Unknown({ description: "The command object", example: { DeployPot: "ssh-01" } }),
-        response: { 202: t.Object({ command_id: t.String() }, { example: { command_id: "0b5e7c1e-8f1c-4c55-9f0e-3f2a4d1c9a10" } }), ...errorResponses(400, 404, 409) },
+        // No `body` schema: the router validates and names the exact problem (unknown_command,
+        // invalid_argument, ...), which a generic validation error would not. The document shows
+        // the command shapes through `requestBody` below, which the swagger plugin keeps only
+        // when no `body` schema is given.
+        response: { 202: t.Object({ command_id: t.String() }, { example: { command_id: "0b5e7c1e-8f1c-4c55-9f0e-3f2a4d1c9a10" } }), ...COMMAND_ERRORS },
         detail: {
           summary: "Send a command to a node",
           description:
             "Validates the command, records it and sends it to the node over its control connection with a command_id. " +
-            "400: unknown command or malformed argument; 404: unknown node; 409: node not connected. Follow the outcome with GET /api/v1/commands/{command_id}.",
-          requestBody: { required: true, content: { "application/json": { schema: Command as any } } },
+            "The body is one command object (a NodeCommand `{node_id, command}` around it is accepted too); pick one of the examples. " +
+            "400: not a command shape; 404: unknown node; 409: node not connected. Follow the outcome, and the node's answer in `data`, with GET /api/v1/commands/{command_id}.",
+          // A copy: the OpenAPI document is rewritten in place (openapi.ts), and the router's checks read Command.
+          requestBody: { required: true, content: { "application/json": structuredClone({ schema: Command as any, examples: BODY_EXAMPLES }) } },
         },
       },
     )

@@ -3,9 +3,12 @@
  * asks the registry which connection holds the node, records the command, sends it with a
  * command_id, and closes the record when the node's CommandResult comes back.
  */
-import { TypeCompiler } from "@sinclair/typebox/compiler";
+import type { TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
 import type { CommandStore } from "../../db/command-store";
 import type { Logger } from "../../log";
+import { RateLimitedLog } from "../../net/rate-limited-log";
 import { toU64 } from "../../protocol/json";
 import { COMMAND_NAMES, Command, commandName, commandPotId, normaliseCommand, variant, type CommandResult } from "../../protocol/messages";
 import type { MessageBus } from "../bus";
@@ -35,20 +38,43 @@ export function validateCommand(raw: unknown): { ok: true; command: Command } | 
   }
   const check = COMMAND_CHECKS.get(v.kind);
   if (!check) return { ok: false, code: "unknown_command", message: `unknown command ${JSON.stringify(v.kind)}; known commands: ${COMMAND_NAMES.join(", ")}` };
-  if (!check.Check(normalised)) {
-    const e = check.Errors(normalised).First();
-    return { ok: false, code: "invalid_argument", message: `invalid argument for ${v.kind}: ${e ? `${e.path || "/"} ${e.message}` : "does not match"}` };
-  }
+  if (!check.Check(normalised)) return { ok: false, code: "invalid_argument", message: `invalid argument for ${v.kind}: ${explain(check.Errors(normalised).First())}` };
   return { ok: true, command: normalised as Command };
 }
 
+/**
+ * A validation error in words. TypeBox reports a failed union as a whole ("Expected union
+ * value"); an operator needs the choices, or, for an argument that may be null or an object
+ * (UpdateConfig), the object's own error.
+ */
+function explain(e: ValueError | undefined): string {
+  return e ? describe(e.path, e.schema, e.value, e.message) : "does not match";
+}
+
+function describe(path: string, schema: TSchema, value: unknown, message: string): string {
+  const members = (schema.anyOf ?? []) as TSchema[];
+  if (members.length && members.every((m) => m.const !== undefined)) return `${path} expected one of ${members.map((m) => m.const).join(", ")}`;
+  const objects = members.filter((m) => m.type === "object");
+  if (objects.length === 1 && value !== null && typeof value === "object") {
+    const inner = Value.Errors(objects[0]!, value).First();
+    if (inner) return describe(path + inner.path, inner.schema, inner.value, inner.message);
+  }
+  if (members.length) return `${path} expected ${members.map((m) => (m.type === "object" ? "an object" : m.type)).join(" or ")}`;
+  return `${path || "/"} ${message}`;
+}
+
 export class CommandRouter {
+  /** A node can send any number of stray results: one log line per node and kind of problem, now and then. */
+  private readonly strays: RateLimitedLog;
+
   constructor(
     private readonly registry: Registry,
     private readonly store: CommandStore,
     private readonly bus: MessageBus,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.strays = new RateLimitedLog(logger);
+  }
 
   issue(nodeIdRaw: unknown, rawCommand: unknown, origin: CommandOrigin): IssueResult {
     const nodeId = toU64(nodeIdRaw);
@@ -76,11 +102,25 @@ export class CommandRouter {
     return { ok: true, command_id, node_id: nodeId, message: `${name} sent to node ${nodeId}` };
   }
 
-  /** A node's CommandResult closes its record and goes to the live feed. */
+  /**
+   * A node's CommandResult closes its record and goes to the live feed. A successful RemovePot
+   * also removes the pot from the registry: the node has deleted it (or never had it, as after a
+   * failed install), and the CommandResult on the feed is the removal's announcement.
+   */
   onResult(result: CommandResult): void {
     const message = result.message ?? null;
-    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now());
-    if (!closed) this.logger.warn({ command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
-    this.bus.publish("CommandResult", { command_id: result.command_id, node_id: result.node_id, ok: result.ok, ...(message !== null ? { message } : {}) }, { node_id: result.node_id });
+    const record = this.store.get(result.command_id);
+    if (record && record.node_id !== result.node_id) {
+      this.strays.warn(`other:${result.node_id}`, { command_id: result.command_id, node_id: result.node_id.toString(), sent_to: record.node_id.toString() }, "CommandResult from a node the command was not sent to; ignored");
+      return;
+    }
+    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now(), result.data);
+    if (!closed) this.strays.warn(`stale:${result.node_id}`, { command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
+    if (closed && result.ok && record?.command === "RemovePot" && record.pot_id) {
+      this.registry.removePot(result.node_id, record.pot_id);
+      this.logger.info({ node_id: result.node_id.toString(), pot_id: record.pot_id, command_id: result.command_id }, "honeypot removed");
+    }
+    const payload = { command_id: result.command_id, node_id: result.node_id, ok: result.ok, ...(message !== null ? { message } : {}), ...(result.data !== undefined ? { data: result.data } : {}) };
+    this.bus.publish("CommandResult", payload, { node_id: result.node_id });
   }
 }
