@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { rng } from "../../bench/ingest-events";
 import { parseWithIds } from "../../src/protocol/json";
-import { EventStreamClient, getJson, LineClient, registerNode, startTestCore, until, WsClient } from "../helpers";
+import { EventStreamClient, getJson, registerNode, startTestCore, until, WsClient } from "../helpers";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 1);
@@ -142,7 +142,7 @@ describe("fuzzing every listener", () => {
     // The registered node's connection is still served: a heartbeat-free check is a valid event.
     registered.send("PotEvent", { node_id: 7001n, pot_id: "fuzz-pot", pot_type: "cowrie", event_type: "fuzz.valid", timestamp: new Date().toISOString(), data: {} });
     await until(async () => (await eventTypeCount(core.api, "fuzz.valid")) === 1, "the registered node's valid event");
-    using late = await registerNode(core, 7002n, "fz-late");
+    using _late = await registerNode(core, 7002n, "fz-late");
     expect((await getJson(`${core.api}/api/v1/nodes/7002`)).status).toBe(200);
     for (const c of conns) {
       c.socket.end();
