@@ -119,11 +119,27 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     try {
       value = parseWithIds(text);
     } catch {
+      // Objects sent back to back are split once; each part is parsed on its own and never
+      // split again, so a bad line costs time proportional to its length, once.
       const parts = splitConcatenated(text);
       if (!parts) return reply(c, "bad_json", `message is not valid JSON (${text.length} bytes)`);
-      for (const p of parts) onLine(c, socket, p);
+      for (const p of parts) onPart(c, socket, p);
       return;
     }
+    onMessage(c, socket, value);
+  };
+
+  const onPart = (c: Conn, socket: Socket<Conn>, text: string) => {
+    let value: unknown;
+    try {
+      value = parseWithIds(text);
+    } catch {
+      return reply(c, "bad_json", `message is not valid JSON (${text.length} bytes)`);
+    }
+    onMessage(c, socket, value);
+  };
+
+  const onMessage = (c: Conn, socket: Socket<Conn>, value: unknown) => {
     const msg = decodeEnvelope(value, FROM_NODE);
     if (!msg.ok) {
       if (msg.code === "unsupported_version" && isRegistration(value)) {

@@ -110,6 +110,26 @@ describe("node control channel: bad input", () => {
     expect(await node.nextKind("Error")).toMatchObject({ code: "bad_envelope" });
   });
 
+  test("a bad object written back to back with a registration costs one Error; the registration is answered", async () => {
+    await using core = await startTestCore();
+    using node = await LineClient.connect(core.ports.node);
+    node.sendRaw('{x}{"version":2,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","address":"x","port":1,"node_type":"Agent"}}}\n');
+    expect(await node.nextKind("Error")).toMatchObject({ code: "bad_json" });
+    expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 7n, accepted: true, message: "registered" });
+  });
+
+  test("a 1 MB garbage object is refused once, while another connection keeps being served", async () => {
+    await using core = await startTestCore();
+    using bystander = await registerNode(core, 99n, "bystander");
+    using node = await LineClient.connect(core.ports.node);
+    node.sendRaw("{" + "x".repeat(1_000_000) + "}\n");
+    bystander.sendRaw("[1,2]\n");
+    expect(await bystander.nextKind("Error")).toMatchObject({ code: "bad_envelope" });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "bad_json", message: "message is not valid JSON (1000002 bytes)" });
+    node.send("NodeRegistration", { node_id: 5n, node_name: "after", address: "x", port: 1, node_type: "Full" });
+    expect(await node.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
+  }, 20_000);
+
   test("a wrong version is answered; a registration with it is refused", async () => {
     await using core = await startTestCore();
     using node = await LineClient.connect(core.ports.node);
