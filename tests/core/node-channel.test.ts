@@ -87,6 +87,27 @@ describe("node control channel", () => {
     await back.promise;
   });
 
+  test("a peer that never writes a newline is answered as soon as its object is complete", async () => {
+    await using core = await startTestCore();
+    using node = await LineClient.connect(core.ports.node);
+    node.sendRaw('{"version":2,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","address":"x","port":1,"node_type":"Agent"}}');
+    node.sendRaw("}");
+    expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 7n, accepted: true, message: "registered" });
+    node.sendRaw('{"version":2,"message":{"NodeStatusUpdate":{"node_id":7,"status":"Running"}}}');
+    node.sendRaw('{"version":2,"message":{"Nope":{}}}');
+    expect(await node.nextKind("Error")).toMatchObject({ code: "unknown_kind" });
+    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body.status).toBe("Running");
+  });
+
+  test("the upstream example node's version-1 registration, without a newline, is refused clearly", async () => {
+    await using core = await startTestCore();
+    using node = await LineClient.connect(core.ports.node);
+    // What its Python example writes: json.dumps of the envelope, then the status, no newlines.
+    node.sendRaw('{"version": 1, "message": {"NodeRegistration": {"node_id": 5, "node_name": "python-node-5", "address": "0.0.0.0", "port": 8080, "node_type": "Agent"}}}');
+    expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 5n, accepted: false, message: "unsupported protocol version 1; this Core speaks version 2" });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "unsupported_version" });
+  });
+
   test("a second registration of the same id replaces the old connection", async () => {
     await using core = await startTestCore();
     const first = await registerNode(core);
