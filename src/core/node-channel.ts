@@ -3,12 +3,14 @@
  *
  * A connection must open with NodeRegistration; everything it sends afterwards is about that
  * node. A bad message is answered with an `Error` message and skipped; it never affects other
- * connections. Buffers are bounded by `maxMessageBytes` per message and a write queue per peer.
+ * connections. A refused registration, whatever the reason, is answered with a refused
+ * RegistrationAck and an `Error` naming the reason, and the connection is closed
+ * (docs/protocol.md): the peer learns why, and cannot keep a slot without registering. Buffers are bounded by `maxMessageBytes` per message and a write queue per peer.
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "../log";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
-import { parseWithIds, stringify } from "../protocol/json";
+import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
@@ -45,6 +47,8 @@ interface Conn {
   nodeId: bigint | null;
   link: NodeLink;
   remote: string;
+  /** A refusal was sent: nothing more is read, and the socket ends once its writes are out. */
+  closing: boolean;
 }
 
 export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
@@ -57,18 +61,24 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     c.link.send("Error", { code, message });
   };
 
+  const refuseRegistration = (c: Conn, socket: Socket<Conn>, nodeId: bigint, code: string, message: string) => {
+    warn.warn(`${c.remote}:registration`, { remote: c.remote, node_id: nodeId.toString(), code }, `registration refused: ${message}`);
+    c.link.send("RegistrationAck", { node_id: nodeId, accepted: false, message });
+    c.link.send("Error", { code, message });
+    c.closing = true;
+    if (c.writer.pendingBytes === 0) socket.end();
+  };
+
   const handle = (c: Conn, socket: Socket<Conn>, msg: Decoded) => {
     if (msg.kind === "NodeRegistration") {
       const reg = msg.payload;
       if (c.nodeId !== null && c.nodeId !== reg.node_id) {
-        c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: `this connection is already registered as node ${c.nodeId}` });
+        refuseRegistration(c, socket, reg.node_id, "already_registered", `this connection is already registered as node ${c.nodeId}`);
         return;
       }
       const auth = opts.nodeAuth.register(reg.node_id, reg, c.remote);
       if (!auth.ok) {
-        warn.warn(`${c.remote}:registration`, { remote: c.remote, node_id: reg.node_id.toString() }, `registration refused: ${auth.message}`);
-        c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: auth.message });
-        socket.end();
+        refuseRegistration(c, socket, reg.node_id, "unauthenticated", auth.message);
         return;
       }
       c.nodeId = reg.node_id;
@@ -115,6 +125,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   };
 
   const onLine = (c: Conn, socket: Socket<Conn>, text: string) => {
+    if (c.closing) return;
     let value: unknown;
     try {
       value = parseWithIds(text);
@@ -130,6 +141,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   };
 
   const onPart = (c: Conn, socket: Socket<Conn>, text: string) => {
+    if (c.closing) return;
     let value: unknown;
     try {
       value = parseWithIds(text);
@@ -142,9 +154,9 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const onMessage = (c: Conn, socket: Socket<Conn>, value: unknown) => {
     const msg = decodeEnvelope(value, FROM_NODE);
     if (!msg.ok) {
-      if (msg.code === "unsupported_version" && isRegistration(value)) {
-        const nodeId = (value as any).message?.NodeRegistration?.node_id;
-        c.link.send("RegistrationAck", { node_id: typeof nodeId === "bigint" ? nodeId : 0n, accepted: false, message: msg.message });
+      if ((msg.code === "unsupported_version" || msg.code === "invalid_payload") && isRegistration(value)) {
+        const nodeId = toU64((value as any).message?.NodeRegistration?.node_id) ?? 0n;
+        return refuseRegistration(c, socket, nodeId, msg.code, msg.message);
       }
       return reply(c, msg.code, msg.message);
     }
@@ -173,18 +185,21 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false };
       },
       data(socket, chunk) {
         const c = socket.data;
-        if (!c) return;
+        if (!c || c.closing) return;
         c.splitter.push(chunk, {
           line: (text) => onLine(c, socket, text),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
         });
       },
       drain(socket) {
-        socket.data.writer.drain();
+        const c = socket.data;
+        if (!c) return;
+        c.writer.drain();
+        if (c.closing && c.writer.pendingBytes === 0) socket.end();
       },
       close(socket) {
         const c = socket.data;

@@ -1,5 +1,14 @@
 import { describe, expect, test } from "bun:test";
+import { createLogger } from "../../src/log";
 import { BIG_ID, LineClient, getJson, registerNode, startTestCore, until } from "../helpers";
+
+/** A logger whose lines the test can read. */
+function capture() {
+  const lines: any[] = [];
+  return { lines, logger: createLogger("info", { destination: { write: (s: string) => void lines.push(JSON.parse(s)) } }) };
+}
+
+const registration = (extra: Record<string, unknown> = {}) => ({ node_id: 7n, node_name: "a", address: "10.0.0.5", port: 9001, node_type: "Agent", ...extra });
 
 describe("node control channel", () => {
   test("registration is acknowledged and the node is listed with its exact u64 id", async () => {
@@ -190,5 +199,68 @@ describe("node control channel: bad input", () => {
     expect(await node.nextKind("Error")).toMatchObject({ code: "invalid_payload" });
     node.send("NodeStatusUpdate", { node_id: 1n, status: "Running" });
     expect(await node.nextKind("Error")).toMatchObject({ code: "node_id_mismatch" });
+  });
+
+  test("node fields are checked against the protocol's enums and sizes", async () => {
+    const log = capture();
+    await using core = await startTestCore({}, log.logger);
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ node_type: "x".repeat(500_000) }, 'invalid NodeRegistration: /node_type: must be one of Full, Agent, got "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"... (500000 characters)'],
+      [{ node_type: "full" }, 'invalid NodeRegistration: /node_type: must be one of Full, Agent, got "full"'],
+      [{ address: "a".repeat(257) }, "invalid NodeRegistration: /address: Expected string length less or equal to 256"],
+      [{ port: 70000 }, "invalid NodeRegistration: /port: Expected integer to be less or equal to 65535"],
+      [{ node_name: "" }, "invalid NodeRegistration: /node_name: Expected string length greater or equal to 1"],
+    ];
+    for (const [extra, message] of refusals) {
+      using node = await LineClient.connect(core.ports.node);
+      node.send("NodeRegistration", registration(extra));
+      expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 7n, accepted: false, message });
+      expect(await node.nextKind("Error")).toEqual({ code: "invalid_payload", message });
+      await node.closed;
+    }
+    expect((await getJson(`${core.api}/api/v1/nodes`)).body.nodes).toEqual([]);
+
+    using node = await LineClient.connect(core.ports.node);
+    node.send("NodeRegistration", registration());
+    expect(await node.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
+    const bad: [string, Record<string, unknown>, string][] = [
+      ["NodeStatusUpdate", { node_id: 7n, status: "Pwned" }, '/status: must be one of Connected, Deploying, Running, Stopped, Failed, Unknown, got "Pwned"'],
+      ["PotStatusUpdate", { node_id: 7n, pot_id: "p", pot_type: "cowrie", status: "running" }, '/status: must be one of Installing, Running, Stopped, Failed, got "running"'],
+      ["PotStatusUpdate", { node_id: 7n, pot_id: "../etc", pot_type: "cowrie", status: "Running" }, "/pot_id: Expected string to match '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'"],
+      ["PotStatusUpdate", { node_id: 7n, pot_id: "p", pot_type: "c".repeat(65), status: "Running" }, "/pot_type: Expected string length less or equal to 64"],
+    ];
+    for (const [kind, payload, where] of bad) {
+      node.send(kind, payload);
+      expect(await node.nextKind("Error")).toEqual({ code: "invalid_payload", message: `invalid ${kind}: ${where}` });
+    }
+    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body).toMatchObject({ status: "Connected", node_type: "Agent", honeypots: [] });
+    // Each refusal was logged, with the peer's address and the reason.
+    const logged = log.lines.filter((l) => l.msg?.includes("Pwned") || l.msg?.includes("node_type"));
+    expect(logged.map((l) => [l.level, l.remote])).toEqual([[40, "127.0.0.1"], [40, "127.0.0.1"], [40, "127.0.0.1"]]);
+  });
+
+  test("every refused registration is acknowledged with the reason, then the connection is closed", async () => {
+    await using core = await startTestCore({ node_enrollment_token: "enroll-secret", auth_failures_per_minute: 100 });
+    const cases: [string, string, string][] = [
+      ["version 1", '{"version":1,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","node_type":"Full"}}}\n', "unsupported_version"],
+      ["an invalid field", '{"version":2,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","node_type":"Bogus"}}}\n', "invalid_payload"],
+      ["no enrollment token", '{"version":2,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","node_type":"Full"}}}\n', "unauthenticated"],
+    ];
+    for (const [what, line, code] of cases) {
+      using node = await LineClient.connect(core.ports.node);
+      node.sendRaw(line);
+      const ack = await node.nextKind("RegistrationAck");
+      expect({ what, accepted: ack.accepted, node_id: ack.node_id }).toEqual({ what, accepted: false, node_id: 7n });
+      expect(await node.nextKind("Error")).toMatchObject({ code, message: ack.message });
+      await node.closed;
+    }
+    // A registered connection that registers as another node.
+    using node = await LineClient.connect(core.ports.node);
+    node.send("NodeRegistration", registration({ enrollment_token: "enroll-secret" }));
+    expect(await node.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
+    node.send("NodeRegistration", registration({ node_id: 8n, enrollment_token: "enroll-secret" }));
+    expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 8n, accepted: false, message: "this connection is already registered as node 7" });
+    expect(await node.nextKind("Error")).toMatchObject({ code: "already_registered" });
+    await node.closed;
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { LineSplitter, splitConcatenated } from "../../src/protocol/framing";
 import { parseWithIds, stringify, toU64 } from "../../src/protocol/json";
-import { decodeEnvelope, normaliseCommand } from "../../src/protocol/messages";
+import { EventStreamHello, decodeEnvelope, normaliseCommand } from "../../src/protocol/messages";
 
 function collect(max = 32) {
   const s = new LineSplitter(max);
@@ -171,6 +171,13 @@ describe("decodeEnvelope", () => {
     expect(decodeEnvelope({ version: 2, message: { Nope: {} } })).toMatchObject({ ok: false, code: "unknown_kind" });
     expect(decodeEnvelope({ version: 2, message: { NodeStatusUpdate: { node_id: 1n } } })).toMatchObject({ ok: false, code: "invalid_payload" });
     expect(decodeEnvelope([1])).toMatchObject({ ok: false, code: "bad_envelope" });
+  });
+  test("EventStreamHello's spool_id and first_seq are part of its schema", () => {
+    const hello = (fields: Record<string, unknown>) => decodeEnvelope({ version: 2, message: { EventStreamHello: { node_id: 1n, acks: true, ...fields } } });
+    expect(hello({ spool_id: "5f0c9a7e21d4b386", first_seq: 120384 })).toMatchObject({ ok: true, payload: { spool_id: "5f0c9a7e21d4b386", first_seq: 120384 } });
+    expect(hello({ first_seq: -1 })).toMatchObject({ ok: false, code: "invalid_payload", message: expect.stringContaining("/first_seq") });
+    expect(hello({ spool_id: "s".repeat(129) })).toMatchObject({ ok: false, code: "invalid_payload", message: expect.stringContaining("/spool_id") });
+    expect(Object.keys(EventStreamHello.properties).sort()).toEqual(["acks", "first_seq", "node_id", "spool_id", "totp_code"]);
   });
   test("unit commands in every form", () => {
     for (const c of ["GetInstalledPots", { GetInstalledPots: {} }, { GetInstalledPots: null }]) expect(normaliseCommand(c)).toEqual({ GetInstalledPots: null });
