@@ -36,6 +36,8 @@ describe("node control channel", () => {
       node_name: "sensor-1",
       status: "Running",
       node_type: "Full",
+      address: "127.0.0.1",
+      port: 0,
       honeypots: [
         { pot_id: "ssh-1", pot_type: "cowrie", status: "Running" },
         { pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" },
@@ -47,6 +49,18 @@ describe("node control channel", () => {
         { node_id: BIG_ID, pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" },
       ],
     });
+  });
+
+  test("node detail shows the address and port of the registration", async () => {
+    await using core = await startTestCore();
+    using claimed = await LineClient.connect(core.ports.node);
+    claimed.send("NodeRegistration", registration());
+    expect(await claimed.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
+    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body).toEqual({ node_id: 7n, node_name: "a", status: "Connected", node_type: "Agent", address: "10.0.0.5", port: 9001, honeypots: [] });
+    using bare = await LineClient.connect(core.ports.node);
+    bare.send("NodeRegistration", { node_id: 8n, node_name: "b", node_type: "Full" });
+    expect(await bare.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
+    expect((await getJson(`${core.api}/api/v1/nodes/8`)).body).toMatchObject({ address: "127.0.0.1", port: null });
   });
 
   test("tolerant framing: concatenated objects and all unit forms", async () => {
