@@ -14,6 +14,7 @@ import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
+import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
 import type { Ingest } from "./ingest/types";
 import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
@@ -31,6 +32,8 @@ export interface NodeChannelOptions {
   onCommandResult: (result: CommandResult) => void;
   connections: ConnectionCounter;
   nodeAuth: NodeAuth;
+  /** Silence allowed before registering and after (heartbeats keep a registered node busy). */
+  idle?: IdleLimits;
   tls?: TlsOptions;
   logger: Logger;
 }
@@ -49,12 +52,26 @@ interface Conn {
   remote: string;
   /** A refusal was sent: nothing more is read, and the socket ends once its writes are out. */
   closing: boolean;
+  lastData: number;
 }
 
 export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const { registry, ingest, logger } = opts;
   const warn = new RateLimitedLog(logger);
   let connections = 0;
+  const sockets = new Set<Socket<Conn>>();
+  const idle = opts.idle ?? { firstMessageMs: 0, idleMs: 0 };
+  const stopSweep = startIdleSweep(idle, (now) => {
+    for (const socket of sockets) {
+      const c = socket.data;
+      const limit = c.nodeId === null ? idle.firstMessageMs : idle.idleMs;
+      if (c.closing || limit <= 0 || now - c.lastData < limit) continue;
+      const message = c.nodeId === null ? `no NodeRegistration within ${limit} ms; closing` : `nothing received for ${limit} ms; closing`;
+      reply(c, "idle_timeout", message);
+      c.closing = true;
+      if (c.writer.pendingBytes === 0) socket.end();
+    }
+  });
 
   const reply = (c: Conn, code: string, message: string) => {
     warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);
@@ -171,7 +188,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       open(socket) {
         const remote = `${socket.remoteAddress}`;
         if (!opts.connections.acquire(remote)) {
-          logger.warn({ remote }, "too many node connections from one address; refused");
+          warn.warn(`${remote}:too_many_connections`, { remote }, "too many node connections from one address; refused");
           socket.end(stringify(envelope("Error", { code: "too_many_connections", message: `too many connections from ${remote}` })) + "\n");
           return;
         }
@@ -185,11 +202,13 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, lastData: Date.now() };
+        sockets.add(socket);
       },
       data(socket, chunk) {
         const c = socket.data;
         if (!c || c.closing) return;
+        c.lastData = Date.now();
         c.splitter.push(chunk, {
           line: (text) => onLine(c, socket, text),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
@@ -203,7 +222,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       },
       close(socket) {
         const c = socket.data;
-        if (!c) return;
+        if (!c || !sockets.delete(socket)) return;
         connections--;
         opts.connections.release(c.remote);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
@@ -225,6 +244,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       return connections;
     },
     stop() {
+      stopSweep();
       server.stop(true);
     },
   };

@@ -5,7 +5,7 @@ import { BIG_ID, LineClient, getJson, registerNode, startTestCore, until } from 
 /** A logger whose lines the test can read. */
 function capture() {
   const lines: any[] = [];
-  return { lines, logger: createLogger("info", { destination: { write: (s: string) => void lines.push(JSON.parse(s)) } }) };
+  return { lines, logger: createLogger("info", { destination: { write: (s: string) => void lines.push(...s.split("\n").filter(Boolean).map((l) => JSON.parse(l))) } }) };
 }
 
 const registration = (extra: Record<string, unknown> = {}) => ({ node_id: 7n, node_name: "a", address: "10.0.0.5", port: 9001, node_type: "Agent", ...extra });
@@ -276,5 +276,42 @@ describe("node control channel: bad input", () => {
     expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 8n, accepted: false, message: "this connection is already registered as node 7" });
     expect(await node.nextKind("Error")).toMatchObject({ code: "already_registered" });
     await node.closed;
+  });
+});
+
+describe("node control channel: idle connections", () => {
+  test("a connection that never registers is closed; a node that keeps sending heartbeats is not, a silent one is", async () => {
+    await using core = await startTestCore({ first_message_timeout_ms: 200, idle_timeout_ms: 800 });
+    using silent = await LineClient.connect(core.ports.node);
+    using busy = await registerNode(core, 1n, "busy");
+    using quiet = await registerNode(core, 2n, "quiet");
+    const beat = setInterval(() => busy.send("NodeStatusUpdate", { node_id: 1n, status: "Running" }), 100);
+    try {
+      expect(await silent.nextKind("Error")).toEqual({ code: "idle_timeout", message: "no NodeRegistration within 200 ms; closing" });
+      await silent.closed;
+      expect(await quiet.nextKind("Error")).toEqual({ code: "idle_timeout", message: "nothing received for 800 ms; closing" });
+      await quiet.closed;
+      // The node that kept sending heartbeats is still served.
+      busy.sendRaw("[1,2]\n");
+      expect(await busy.nextKind("Error")).toMatchObject({ code: "bad_envelope" });
+      expect((await getJson(`${core.api}/api/v1/nodes/2`)).body.status).toBe("Unknown");
+    } finally {
+      clearInterval(beat);
+    }
+  });
+
+  test("refusals past the per-address limit are answered, and logged rate-limited", async () => {
+    const log = capture();
+    await using core = await startTestCore({ max_connections_per_address: 2 }, log.logger);
+    using a = await registerNode(core, 1n, "a");
+    using b = await registerNode(core, 2n, "b");
+    for (let i = 0; i < 20; i++) {
+      using extra = await LineClient.connect(core.ports.node);
+      expect(await extra.nextKind("Error")).toMatchObject({ code: "too_many_connections" });
+      await extra.closed;
+    }
+    const warned = log.lines.filter((l) => l.msg === "too many node connections from one address; refused");
+    expect(warned.length).toBe(5);
+    expect([a, b]).toHaveLength(2);
   });
 });

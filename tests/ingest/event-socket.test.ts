@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "../../src/protocol/json";
-import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore, until, waitForEvents } from "../helpers";
+import { BIG_ID, EventStreamClient, LineClient, getJson, registerNode, startTestCore, until, waitForEvents } from "../helpers";
 
 const sample = (name: string) => readFileSync(join(import.meta.dir, "samples", name));
 const COWRIE = sample("cowrie-2.9-honeybee-output.jsonl");
@@ -132,5 +132,35 @@ describe("event socket", () => {
     expect((await stats(core)).ingest.connections).toBe(2);
     a.close();
     await until(async () => (await stats(core)).ingest.connections === 1, "one connection left");
+  });
+});
+
+describe("event socket: idle connections", () => {
+  const line = (n: number) => `{"eventid":"cowrie.login.failed","src_ip":"203.0.113.${n}","pot_id":"p"}\n`;
+
+  test("a stream that opened with a hello and falls silent is closed; streams without one are kept", async () => {
+    await using core = await startTestCore({ first_message_timeout_ms: 200, idle_timeout_ms: 600 });
+    // A honeypot's output plugin on Core's host: connects, and sends its first event much later.
+    using early = await LineClient.connect(core.ports.event);
+    using plain = await LineClient.connect(core.ports.event);
+    plain.sendRaw(line(1));
+    await waitForEvents(core, 1);
+    using forwarder = await LineClient.connect(core.ports.event);
+    forwarder.send("EventStreamHello", { node_id: BIG_ID, acks: true });
+    forwarder.sendRaw(line(2));
+    expect(await forwarder.nextKind("EventAck")).toEqual({ seq: 1 });
+    expect(await forwarder.nextKind("Error")).toEqual({ code: "idle_timeout", message: "nothing received for 600 ms; closing" });
+    await forwarder.closed;
+    // Longer than both limits later, the senders without a hello are still read.
+    early.sendRaw(line(3));
+    plain.sendRaw(line(4));
+    await waitForEvents(core, 4);
+  });
+
+  test("a connection that must authenticate and sends nothing is closed", async () => {
+    await using core = await startTestCore({ node_enrollment_token: "enroll-secret", first_message_timeout_ms: 200 });
+    using silent = await LineClient.connect(core.ports.event);
+    await silent.closed;
+    expect((await stats(core)).ingest).toMatchObject({ connections: 0 });
   });
 });
