@@ -231,7 +231,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         }
       },
       error(socket, error) {
-        logger.warn({ remote: socket.data?.remote, err: error.message }, "node connection error");
+        warn.warn(`${socket.data?.remote}:error`, { remote: socket.data?.remote, err: error.message }, "node connection error");
       },
     },
   });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createLogger } from "../../src/log";
 import { stringify } from "../../src/protocol/json";
 import { BIG_ID, EventStreamClient, LineClient, getJson, registerNode, startTestCore, until, waitForEvents } from "../helpers";
 
@@ -162,5 +163,20 @@ describe("event socket: idle connections", () => {
     using silent = await LineClient.connect(core.ports.event);
     await silent.closed;
     expect((await stats(core)).ingest).toMatchObject({ connections: 0 });
+  });
+
+  test("refusals past the per-address limit are logged rate-limited", async () => {
+    const lines: any[] = [];
+    const logger = createLogger("info", { destination: { write: (s: string) => void lines.push(...s.split("\n").filter(Boolean).map((l) => JSON.parse(l))) } });
+    await using core = await startTestCore({ max_connections_per_address: 1 }, logger);
+    using held = await LineClient.connect(core.ports.event);
+    held.sendRaw(line(1));
+    await waitForEvents(core, 1);
+    for (let i = 0; i < 20; i++) {
+      using extra = await LineClient.connect(core.ports.event);
+      expect(await extra.nextKind("Error")).toMatchObject({ code: "too_many_connections" });
+      await extra.closed;
+    }
+    expect(lines.filter((l) => l.msg === "too many event connections from one address; refused")).toHaveLength(5);
   });
 });

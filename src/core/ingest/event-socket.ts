@@ -211,7 +211,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   /** Refuses an unauthenticated stream: one Error line, then the connection is closed. */
   const refuse = (c: Conn, message: string) => {
     c.refused = true;
-    logger.warn({ remote: c.remote }, `event stream refused: ${message}`);
+    warn.warn(`${c.address}:refused`, { remote: c.remote }, `event stream refused: ${message}`);
     c.socket.end(stringify(envelope("Error", { code: "unauthenticated", message })) + "\n");
   };
 
