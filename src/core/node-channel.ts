@@ -5,7 +5,9 @@
  * node. A bad message is answered with an `Error` message and skipped; it never affects other
  * connections. A refused registration, whatever the reason, is answered with a refused
  * RegistrationAck and an `Error` naming the reason, and the connection is closed
- * (docs/protocol.md): the peer learns why, and cannot keep a slot without registering. Buffers are bounded by `maxMessageBytes` per message and a write queue per peer.
+ * (docs/protocol.md): the peer learns why, and cannot keep a slot without registering.
+ * Buffers are bounded by `maxMessageBytes` per message and a write queue per peer; silent
+ * connections are closed (`idle`).
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "../log";
@@ -65,11 +67,11 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     for (const socket of sockets) {
       const c = socket.data;
       const limit = c.nodeId === null ? idle.firstMessageMs : idle.idleMs;
-      if (c.closing || limit <= 0 || now - c.lastData < limit) continue;
-      const message = c.nodeId === null ? `no NodeRegistration within ${limit} ms; closing` : `nothing received for ${limit} ms; closing`;
-      reply(c, "idle_timeout", message);
+      if (limit <= 0 || now - c.lastData < limit) continue;
+      // A closing connection whose peer does not read its last words is ended all the same.
+      if (!c.closing) reply(c, "idle_timeout", c.nodeId === null ? `no NodeRegistration within ${limit} ms; closing` : `nothing received for ${limit} ms; closing`);
       c.closing = true;
-      if (c.writer.pendingBytes === 0) socket.end();
+      socket.end();
     }
   });
 
