@@ -3,12 +3,18 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createLogger } from "../../src/log";
 import { stringify } from "../../src/protocol/json";
-import { BIG_ID, EventStreamClient, LineClient, getJson, registerNode, startTestCore, until, waitForEvents } from "../helpers";
+import { startNode } from "../../src/node/agent";
+import { BIG_ID, EventStreamClient, LineClient, getJson, registerNode, startTestCore, tempDir, until, waitForEvents } from "../helpers";
 
 const sample = (name: string) => readFileSync(join(import.meta.dir, "samples", name));
 const COWRIE = sample("cowrie-2.9-honeybee-output.jsonl");
 const HONNYPOTTER = sample("honnypotter-forwarder-output.jsonl");
 const lineCount = (b: Buffer) => b.toString().split("\n").filter(Boolean).length;
+
+function captureLog(level: "info" | "warn") {
+  const lines: any[] = [];
+  return { lines, logger: createLogger(level, { destination: { write: (s: string) => void lines.push(...s.split("\n").filter(Boolean).map((l) => JSON.parse(l))) } }) };
+}
 
 const events = async (core: { api: string }, query = "") => (await getJson(`${core.api}/api/v1/events?limit=1000${query}`)).body.events as any[];
 const stats = async (core: { api: string }) => (await getJson(`${core.api}/api/v1/stats`)).body;
@@ -158,6 +164,30 @@ describe("event socket: idle connections", () => {
     await waitForEvents(core, 4);
   });
 
+  test("a node's event stream closed for silence comes back quietly, and its next events are stored", async () => {
+    const coreLog = captureLog("info");
+    const nodeLog = captureLog("warn");
+    await using core = await startTestCore({ idle_timeout_ms: 300 }, coreLog.logger);
+    using dir = tempDir();
+    const node = await startNode(
+      { core: `127.0.0.1:${core.ports.node}`, events: `127.0.0.1:${core.ports.event}`, data: dir.path, name: "quiet-node", relay_port: 0, log_level: "warn", heartbeat_ms: 50, reconnect_min_ms: 10, reconnect_max_ms: 50 },
+      nodeLog.logger,
+    );
+    try {
+      await node.registered();
+      using pot = await EventStreamClient.connect(node.ports.relay);
+      pot.send(line(1).trim());
+      await waitForEvents(core, 1);
+      await until(() => coreLog.lines.some((l) => l.msg === "event connection silent for 300 ms; closed"), "Core closing the quiet stream");
+      pot.send(line(2).trim());
+      await waitForEvents(core, 2);
+      await node.forwarder.drained();
+      expect(nodeLog.lines.filter((l) => String(l.msg).startsWith("Core's event socket"))).toEqual([]);
+    } finally {
+      await node.stop();
+    }
+  });
+
   test("a connection that must authenticate and sends nothing is closed", async () => {
     await using core = await startTestCore({ node_enrollment_token: "enroll-secret", first_message_timeout_ms: 200 });
     using silent = await LineClient.connect(core.ports.event);
@@ -166,8 +196,7 @@ describe("event socket: idle connections", () => {
   });
 
   test("refusals past the per-address limit are logged rate-limited", async () => {
-    const lines: any[] = [];
-    const logger = createLogger("info", { destination: { write: (s: string) => void lines.push(...s.split("\n").filter(Boolean).map((l) => JSON.parse(l))) } });
+    const { lines, logger } = captureLog("info");
     await using core = await startTestCore({ max_connections_per_address: 1 }, logger);
     using held = await LineClient.connect(core.ports.event);
     held.sendRaw(line(1));
