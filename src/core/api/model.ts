@@ -2,6 +2,7 @@
  * REST resource shapes, exactly as SPEC.md 2 and 4.1 name them. One schema per shape feeds
  * validation, TypeScript types and the OpenAPI document.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { NodeId, NodeStatus, NodeType, PotStatus } from "../../protocol/types";
 
@@ -31,7 +32,8 @@ export const NodeDetail = t.Composite(
         description: "Where the node says it can be reached (NodeRegistration `address`); the address its connection came from when it gave none.",
         example: "10.0.0.5",
       }),
-      port: t.Union([t.Integer(), t.Null()], { description: "The port the node gave in its NodeRegistration, if any.", example: 9001 }),
+      // TypeBox's integer: Elysia's t.Integer also takes numeric strings, which a response never has.
+      port: t.Union([Type.Integer({ minimum: 0, maximum: 65535 }), t.Null()], { description: "The port the node gave in its NodeRegistration; null when it gave none.", example: 9001 }),
       honeypots: t.Array(HoneypotInNode),
     }),
   ],
