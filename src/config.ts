@@ -58,6 +58,18 @@ export const CoreConfig = Type.Object({
   api_rate_per_minute: Type.Integer({ minimum: 0, default: 6000, description: "REST requests per minute per address (0: unlimited); 429 with Retry-After past it." }),
   ws_commands_per_minute: Type.Integer({ minimum: 0, default: 120, description: "WebSocket commands per minute per address (0: unlimited)." }),
   max_connections_per_address: Type.Integer({ minimum: 0, default: 256, description: "Concurrent connections per address on 9001, 9100 and 9003 (0: unlimited)." }),
+  first_message_timeout_ms: Type.Integer({
+    minimum: 0,
+    default: 30_000,
+    description:
+      "A connection on 9001 that has not registered, or on 9100 that has sent no line, within this long is closed (0: never). Loopback senders on 9100 that need no authentication are exempt: a honeypot's output plugin may connect long before its first event.",
+  }),
+  idle_timeout_ms: Type.Integer({
+    minimum: 0,
+    default: 600_000,
+    description:
+      "A registered node (which sends a heartbeat every 30 s), or an event stream that opened with EventStreamHello, silent this long is closed (0: never). Event streams without a hello are not closed once they have sent a line.",
+  }),
   auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10, description: "Failed authentications per minute per address before it is refused for a while." }),
 });
 export type CoreConfig = Static<typeof CoreConfig>;

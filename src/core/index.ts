@@ -80,6 +80,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         onCommandResult: (r) => router.onResult(r),
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
+        idle: { firstMessageMs: config.first_message_timeout_ms, idleMs: config.idle_timeout_ms },
         tls: tlsOptions(config, true),
         logger: log.child({ component: "node-channel" }),
       }),

@@ -3,15 +3,20 @@
  *
  * A connection must open with NodeRegistration; everything it sends afterwards is about that
  * node. A bad message is answered with an `Error` message and skipped; it never affects other
- * connections. Buffers are bounded by `maxMessageBytes` per message and a write queue per peer.
+ * connections. A refused registration, whatever the reason, is answered with a refused
+ * RegistrationAck and an `Error` naming the reason, and the connection is closed
+ * (docs/protocol.md): the peer learns why, and cannot keep a slot without registering.
+ * Buffers are bounded by `maxMessageBytes` per message and a write queue per peer; silent
+ * connections are closed (`idle`).
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "../log";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
-import { parseWithIds, stringify } from "../protocol/json";
+import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
+import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
 import type { Ingest } from "./ingest/types";
 import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
@@ -29,6 +34,8 @@ export interface NodeChannelOptions {
   onCommandResult: (result: CommandResult) => void;
   connections: ConnectionCounter;
   nodeAuth: NodeAuth;
+  /** Silence allowed before registering and after (heartbeats keep a registered node busy). */
+  idle?: IdleLimits;
   tls?: TlsOptions;
   logger: Logger;
 }
@@ -45,30 +52,52 @@ interface Conn {
   nodeId: bigint | null;
   link: NodeLink;
   remote: string;
+  /** A refusal was sent: nothing more is read, and the socket ends once its writes are out. */
+  closing: boolean;
+  lastData: number;
 }
 
 export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const { registry, ingest, logger } = opts;
   const warn = new RateLimitedLog(logger);
   let connections = 0;
+  const sockets = new Set<Socket<Conn>>();
+  const idle = opts.idle ?? { firstMessageMs: 0, idleMs: 0 };
+  const stopSweep = startIdleSweep(idle, (now) => {
+    for (const socket of sockets) {
+      const c = socket.data;
+      const limit = c.nodeId === null ? idle.firstMessageMs : idle.idleMs;
+      if (limit <= 0 || now - c.lastData < limit) continue;
+      // A closing connection whose peer does not read its last words is ended all the same.
+      if (!c.closing) reply(c, "idle_timeout", c.nodeId === null ? `no NodeRegistration within ${limit} ms; closing` : `nothing received for ${limit} ms; closing`);
+      c.closing = true;
+      socket.end();
+    }
+  });
 
   const reply = (c: Conn, code: string, message: string) => {
     warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);
     c.link.send("Error", { code, message });
   };
 
+  const refuseRegistration = (c: Conn, socket: Socket<Conn>, nodeId: bigint, code: string, message: string) => {
+    warn.warn(`${c.remote}:registration`, { remote: c.remote, node_id: nodeId.toString(), code }, `registration refused: ${message}`);
+    c.link.send("RegistrationAck", { node_id: nodeId, accepted: false, message });
+    c.link.send("Error", { code, message });
+    c.closing = true;
+    if (c.writer.pendingBytes === 0) socket.end();
+  };
+
   const handle = (c: Conn, socket: Socket<Conn>, msg: Decoded) => {
     if (msg.kind === "NodeRegistration") {
       const reg = msg.payload;
       if (c.nodeId !== null && c.nodeId !== reg.node_id) {
-        c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: `this connection is already registered as node ${c.nodeId}` });
+        refuseRegistration(c, socket, reg.node_id, "already_registered", `this connection is already registered as node ${c.nodeId}`);
         return;
       }
       const auth = opts.nodeAuth.register(reg.node_id, reg, c.remote);
       if (!auth.ok) {
-        warn.warn(`${c.remote}:registration`, { remote: c.remote, node_id: reg.node_id.toString() }, `registration refused: ${auth.message}`);
-        c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: false, message: auth.message });
-        socket.end();
+        refuseRegistration(c, socket, reg.node_id, "unauthenticated", auth.message);
         return;
       }
       c.nodeId = reg.node_id;
@@ -115,20 +144,38 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   };
 
   const onLine = (c: Conn, socket: Socket<Conn>, text: string) => {
+    if (c.closing) return;
     let value: unknown;
     try {
       value = parseWithIds(text);
     } catch {
+      // Objects sent back to back are split once; each part is parsed on its own and never
+      // split again, so a bad line costs time proportional to its length, once.
       const parts = splitConcatenated(text);
       if (!parts) return reply(c, "bad_json", `message is not valid JSON (${text.length} bytes)`);
-      for (const p of parts) onLine(c, socket, p);
+      for (const p of parts) onPart(c, socket, p);
       return;
     }
+    onMessage(c, socket, value);
+  };
+
+  const onPart = (c: Conn, socket: Socket<Conn>, text: string) => {
+    if (c.closing) return;
+    let value: unknown;
+    try {
+      value = parseWithIds(text);
+    } catch {
+      return reply(c, "bad_json", `message is not valid JSON (${text.length} bytes)`);
+    }
+    onMessage(c, socket, value);
+  };
+
+  const onMessage = (c: Conn, socket: Socket<Conn>, value: unknown) => {
     const msg = decodeEnvelope(value, FROM_NODE);
     if (!msg.ok) {
-      if (msg.code === "unsupported_version" && isRegistration(value)) {
-        const nodeId = (value as any).message?.NodeRegistration?.node_id;
-        c.link.send("RegistrationAck", { node_id: typeof nodeId === "bigint" ? nodeId : 0n, accepted: false, message: msg.message });
+      if ((msg.code === "unsupported_version" || msg.code === "invalid_payload") && isRegistration(value)) {
+        const nodeId = toU64((value as any).message?.NodeRegistration?.node_id) ?? 0n;
+        return refuseRegistration(c, socket, nodeId, msg.code, msg.message);
       }
       return reply(c, msg.code, msg.message);
     }
@@ -143,7 +190,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       open(socket) {
         const remote = `${socket.remoteAddress}`;
         if (!opts.connections.acquire(remote)) {
-          logger.warn({ remote }, "too many node connections from one address; refused");
+          warn.warn(`${remote}:too_many_connections`, { remote }, "too many node connections from one address; refused");
           socket.end(stringify(envelope("Error", { code: "too_many_connections", message: `too many connections from ${remote}` })) + "\n");
           return;
         }
@@ -157,22 +204,27 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes), writer, nodeId: null, link, remote };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, lastData: Date.now() };
+        sockets.add(socket);
       },
       data(socket, chunk) {
         const c = socket.data;
-        if (!c) return;
+        if (!c || c.closing) return;
+        c.lastData = Date.now();
         c.splitter.push(chunk, {
           line: (text) => onLine(c, socket, text),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
         });
       },
       drain(socket) {
-        socket.data.writer.drain();
+        const c = socket.data;
+        if (!c) return;
+        c.writer.drain();
+        if (c.closing && c.writer.pendingBytes === 0) socket.end();
       },
       close(socket) {
         const c = socket.data;
-        if (!c) return;
+        if (!c || !sockets.delete(socket)) return;
         connections--;
         opts.connections.release(c.remote);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
@@ -181,7 +233,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         }
       },
       error(socket, error) {
-        logger.warn({ remote: socket.data?.remote, err: error.message }, "node connection error");
+        warn.warn(`${socket.data?.remote}:error`, { remote: socket.data?.remote, err: error.message }, "node connection error");
       },
     },
   });
@@ -194,6 +246,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       return connections;
     },
     stop() {
+      stopSweep();
       server.stop(true);
     },
   };

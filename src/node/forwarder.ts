@@ -85,7 +85,11 @@ export function startForwarder(opts: ForwarderOptions): ForwarderHandle {
     }
     const msg = decodeEnvelope(value, FROM_CORE);
     if (!msg.ok) return logger.warn({ code: msg.code }, `ignored a message from Core's event socket: ${msg.message}`);
-    if (msg.kind === "Error") return logger.warn({ code: msg.payload.code }, `Core's event socket reported: ${msg.payload.message}`);
+    if (msg.kind === "Error") {
+      // Core closes a stream that stays quiet (docs/protocol.md); the next connection resumes.
+      if (msg.payload.code === "idle_timeout") return logger.debug({ code: msg.payload.code }, `Core's event socket reported: ${msg.payload.message}`);
+      return logger.warn({ code: msg.payload.code }, `Core's event socket reported: ${msg.payload.message}`);
+    }
     if (msg.kind !== "EventAck") return;
     const upTo = base + msg.payload.seq;
     if (upTo > sent) logger.warn({ seq: msg.payload.seq, sent: sent - base }, "Core acknowledged more events than were sent on this connection");

@@ -6,6 +6,9 @@
  *   done only when a line fails to parse, so the hot path pays nothing for the tolerance.
  * - Every buffer is bounded: a peer that never sends a newline cannot make us hold more than
  *   `maxMessageBytes`; the oversized message is reported and skipped up to the next newline.
+ * - With `objectEnds`, a JSON object is a message as soon as its closing brace arrives, newline
+ *   or not: peers such as the upstream example node write `{...}` and wait for the answer. Only
+ *   the unfinished tail of a chunk is scanned, each byte once (the scan state is kept).
  */
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -21,13 +24,31 @@ export interface LineSink {
   oversized(bytes: number): void;
 }
 
+export interface LineSplitterOptions {
+  /** Emit a top-level JSON object as soon as it is complete, without waiting for its newline. */
+  objectEnds?: boolean;
+}
+
 export class LineSplitter {
   private rest: Buffer | null = null;
   /** True while discarding the tail of an oversized message up to its newline. */
   private skipping = false;
   private skipped = 0;
+  private readonly objectEnds: boolean;
+  /** Scan of the unfinished line for `objectEnds`: bytes of `rest` scanned, and where the scan is. */
+  private scanned = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** The unfinished line is not a sequence of objects: wait for its newline. */
+  private scanOff = false;
 
-  constructor(private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES) {}
+  constructor(
+    private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
+    options: LineSplitterOptions = {},
+  ) {
+    this.objectEnds = options.objectEnds === true;
+  }
 
   /** Bytes held for an unfinished line. */
   get pendingBytes(): number {
@@ -51,11 +72,12 @@ export class LineSplitter {
       // Only the unfinished line is joined with the head of the chunk, not the whole chunk.
       const nl = buf.indexOf(10);
       if (nl < 0) {
-        this.hold(Buffer.concat([this.rest, buf]), true);
+        this.hold(Buffer.concat([this.rest, buf]), true, sink);
         return;
       }
       const line = Buffer.concat([this.rest, buf.subarray(0, nl)]);
       this.rest = null;
+      this.resetScan();
       this.linesOf(line, 0, line.length, sink);
       start = nl + 1;
     }
@@ -63,8 +85,56 @@ export class LineSplitter {
     if (last >= start) {
       this.linesOf(buf, start, last, sink);
       start = last + 1;
+      this.resetScan();
     }
-    if (start < buf.length) this.hold(buf.subarray(start), false);
+    if (start < buf.length) this.hold(buf.subarray(start), false, sink);
+  }
+
+  private resetScan(): void {
+    this.scanned = 0;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    this.scanOff = false;
+  }
+
+  /**
+   * Emits the objects completed in `tail` (an unfinished line) and returns what is left of it.
+   * Scanning starts where the previous call stopped, so a slow peer costs each byte once.
+   */
+  private emitObjects(tail: Buffer, sink: LineSink): Buffer {
+    let from = 0;
+    let begin = -1;
+    let i = this.scanned;
+    for (; i < tail.length && !this.scanOff; i++) {
+      const c = tail[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === 92) this.escaped = true;
+        else if (c === 34) this.inString = false;
+      } else if (c === 34) {
+        if (this.depth === 0) this.scanOff = true;
+        else this.inString = true;
+      } else if (c === 123 || c === 91) {
+        if (this.depth === 0 && c === 91) this.scanOff = true;
+        else if (this.depth++ === 0) begin = i;
+      } else if (c === 125 || c === 93) {
+        if (this.depth === 0) this.scanOff = true;
+        else if (--this.depth === 0) {
+          // The object began in this tail: `from` only moves past whole objects.
+          if (begin < 0) begin = from + firstNonSpace(tail, from);
+          sink.line(tail.toString("utf8", begin, i + 1), tail, -1);
+          from = i + 1;
+          begin = -1;
+        }
+      } else if (this.depth === 0 && c !== 32 && c !== 9 && c !== 13) {
+        this.scanOff = true;
+      }
+    }
+    // Blanks after a complete object belong to no message.
+    if (from > 0) from += Math.min(firstNonSpace(tail, from), i - from);
+    this.scanned = i - from;
+    return from === 0 ? tail : tail.subarray(from);
   }
 
   /**
@@ -100,9 +170,17 @@ export class LineSplitter {
   }
 
   /** Keeps an unfinished line for the next chunk; copied unless `owned` (the chunk's memory belongs to the socket). */
-  private hold(tail: Buffer, owned: boolean): void {
+  private hold(tail: Buffer, owned: boolean, sink: LineSink): void {
+    if (this.objectEnds) {
+      tail = this.emitObjects(tail, sink);
+      if (tail.length === 0) {
+        this.rest = null;
+        return;
+      }
+    }
     if (tail.length > this.maxMessageBytes) {
       this.rest = null;
+      this.resetScan();
       this.skipping = true;
       this.skipped = tail.length;
       return;
@@ -113,10 +191,18 @@ export class LineSplitter {
   /** Returns the unterminated tail (a peer may close without a final newline). */
   end(sink: LineSink): void {
     if (this.skipping) sink.oversized(this.skipped);
-    else if (this.rest && this.rest.length > 0) sink.line(this.rest.toString("utf8").replace(/\r$/, ""), this.rest, -1);
+    else if (this.rest && firstNonSpace(this.rest, 0) < this.rest.length) sink.line(this.rest.toString("utf8").replace(/\r$/, ""), this.rest, -1);
     this.rest = null;
     this.skipping = false;
+    this.resetScan();
   }
+}
+
+/** Offset, from `at`, of the first byte of `buf` that is not a space, tab or CR. */
+function firstNonSpace(buf: Buffer, at: number): number {
+  let i = at;
+  while (i < buf.length && (buf[i] === 32 || buf[i] === 9 || buf[i] === 13)) i++;
+  return i - at;
 }
 
 /**

@@ -8,7 +8,8 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { LOG_LEVELS } from "../log";
-import { NodeId, NodeStatus, NodeType, PotId, PotStatus, StringMap } from "./types";
+import type { ValueError } from "@sinclair/typebox/value";
+import { NodeId, NodeStatusValue, NodeTypeValue, PotId, PotStatusValue, StringMap } from "./types";
 
 export const PROTOCOL_VERSION = 2;
 
@@ -17,23 +18,23 @@ export const PROTOCOL_VERSION = 2;
 export const NodeRegistration = Type.Object({
   node_id: NodeId,
   node_name: Type.String({ minLength: 1, maxLength: 256 }),
-  address: Type.Optional(Type.String()),
-  port: Type.Optional(Type.Integer()),
-  node_type: NodeType,
-  totp_code: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  enrollment_token: Type.Optional(Type.String()),
+  address: Type.Optional(Type.String({ maxLength: 256, description: "Where the node can be reached (host name or IP address), as it says." })),
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  node_type: NodeTypeValue,
+  totp_code: Type.Optional(Type.Union([Type.String({ maxLength: 16 }), Type.Null()])),
+  enrollment_token: Type.Optional(Type.String({ maxLength: 1024 })),
 });
 export type NodeRegistration = Static<typeof NodeRegistration>;
 
-export const NodeStatusUpdate = Type.Object({ node_id: NodeId, status: NodeStatus });
+export const NodeStatusUpdate = Type.Object({ node_id: NodeId, status: NodeStatusValue });
 export type NodeStatusUpdate = Static<typeof NodeStatusUpdate>;
 
 export const PotStatusUpdate = Type.Object({
   node_id: NodeId,
-  pot_id: Type.String({ minLength: 1, maxLength: 128 }),
-  pot_type: Type.String({ minLength: 1, maxLength: 128 }),
-  status: PotStatus,
-  message: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  pot_id: PotId,
+  pot_type: Type.String({ minLength: 1, maxLength: 64 }),
+  status: PotStatusValue,
+  message: Type.Optional(Type.Union([Type.String({ maxLength: 16_384 }), Type.Null()])),
 });
 export type PotStatusUpdate = Static<typeof PotStatusUpdate>;
 
@@ -159,7 +160,9 @@ export type ProtocolErrorPayload = Static<typeof ProtocolErrorPayload>;
 export const EventStreamHello = Type.Object({
   node_id: Type.Optional(NodeId),
   acks: Type.Optional(Type.Boolean()),
-  totp_code: Type.Optional(Type.String()),
+  totp_code: Type.Optional(Type.String({ maxLength: 16 })),
+  spool_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The sender's spool (the node agent's event spool), stable across reconnects." })),
+  first_seq: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "The spool position just before this connection's first line." })),
 });
 export type EventStreamHello = Static<typeof EventStreamHello>;
 
@@ -253,10 +256,18 @@ export function decodeVariant(kind: string, payload: unknown, accept?: ReadonlyS
   if (k === "NodeCommand" && isPlainObject(payload)) payload = { ...payload, command: normaliseCommand(payload.command) };
   if (!check.Check(payload)) {
     const first = check.Errors(payload).First();
-    const where = first ? `${first.path || "/"}: ${first.message}` : "does not match the schema";
+    const where = first ? `${first.path || "/"}: ${describeError(first)}` : "does not match the schema";
     return { ok: false, code: "invalid_payload", kind, message: `invalid ${kind}: ${where}` };
   }
   return { ok: true, kind: k, payload } as Decoded;
+}
+
+/** TypeBox says "Expected union value" for an enum; a peer needs the values it may send. */
+function describeError(e: ValueError): string {
+  const options = (e.schema as { anyOf?: { const?: unknown }[] }).anyOf;
+  if (!options?.length || !options.every((o) => typeof o.const === "string")) return e.message;
+  const got = typeof e.value === "string" ? (e.value.length > 40 ? `${JSON.stringify(e.value.slice(0, 40))}... (${e.value.length} characters)` : JSON.stringify(e.value)) : typeof e.value;
+  return `must be one of ${options.map((o) => o.const).join(", ")}, got ${got}`;
 }
 
 /** Turns the unit forms of argument-less commands into `{Name: null}`. */

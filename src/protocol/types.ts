@@ -27,6 +27,16 @@ export const PotStatus = Type.String({
   example: "Running",
 });
 
+// The protocol's enums, checked on every message from a node (the REST shapes above stay plain
+// strings, so that a database written before the check still reads).
+export const NODE_TYPES = ["Full", "Agent"] as const;
+export const NODE_STATUSES = ["Connected", "Deploying", "Running", "Stopped", "Failed", "Unknown"] as const;
+export const POT_STATUSES = ["Installing", "Running", "Stopped", "Failed"] as const;
+const oneOf = (values: readonly string[], description: string, example: string) => Type.Union(values.map((v) => Type.Literal(v)), { description, example });
+export const NodeTypeValue = oneOf(NODE_TYPES, "Kind of node: `Full` or `Agent`.", "Full");
+export const NodeStatusValue = oneOf(NODE_STATUSES, "Node status: Connected, Deploying, Running, Stopped, Failed or Unknown.", "Running");
+export const PotStatusValue = oneOf(POT_STATUSES, "Honeypot status: Installing, Running, Stopped or Failed.", "Running");
+
 export const StringMap = Type.Record(Type.String(), Type.String());
 
 export type Static<T extends TSchema> = T["static"];

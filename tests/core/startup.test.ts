@@ -104,6 +104,8 @@ describe("process lifecycle", () => {
       node_name: "sensor-1",
       status: "Unknown",
       node_type: "Full",
+      address: "127.0.0.1",
+      port: 0,
       honeypots: [{ pot_id: "ssh-1", pot_type: "cowrie", status: "Running" }],
     });
     using again = await registerNode(core);

@@ -1,13 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createLogger } from "../../src/log";
 import { stringify } from "../../src/protocol/json";
-import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore, until, waitForEvents } from "../helpers";
+import { startNode } from "../../src/node/agent";
+import { BIG_ID, EventStreamClient, LineClient, getJson, registerNode, startTestCore, tempDir, until, waitForEvents } from "../helpers";
 
 const sample = (name: string) => readFileSync(join(import.meta.dir, "samples", name));
 const COWRIE = sample("cowrie-2.9-honeybee-output.jsonl");
 const HONNYPOTTER = sample("honnypotter-forwarder-output.jsonl");
 const lineCount = (b: Buffer) => b.toString().split("\n").filter(Boolean).length;
+
+function captureLog(level: "info" | "warn") {
+  const lines: any[] = [];
+  return { lines, logger: createLogger(level, { destination: { write: (s: string) => void lines.push(...s.split("\n").filter(Boolean).map((l) => JSON.parse(l))) } }) };
+}
 
 const events = async (core: { api: string }, query = "") => (await getJson(`${core.api}/api/v1/events?limit=1000${query}`)).body.events as any[];
 const stats = async (core: { api: string }) => (await getJson(`${core.api}/api/v1/stats`)).body;
@@ -132,5 +139,73 @@ describe("event socket", () => {
     expect((await stats(core)).ingest.connections).toBe(2);
     a.close();
     await until(async () => (await stats(core)).ingest.connections === 1, "one connection left");
+  });
+});
+
+describe("event socket: idle connections", () => {
+  const line = (n: number) => `{"eventid":"cowrie.login.failed","src_ip":"203.0.113.${n}","pot_id":"p"}\n`;
+
+  test("a stream that opened with a hello and falls silent is closed; streams without one are kept", async () => {
+    await using core = await startTestCore({ first_message_timeout_ms: 200, idle_timeout_ms: 600 });
+    // A honeypot's output plugin on Core's host: connects, and sends its first event much later.
+    using early = await LineClient.connect(core.ports.event);
+    using plain = await LineClient.connect(core.ports.event);
+    plain.sendRaw(line(1));
+    await waitForEvents(core, 1);
+    using forwarder = await LineClient.connect(core.ports.event);
+    forwarder.send("EventStreamHello", { node_id: BIG_ID, acks: true });
+    forwarder.sendRaw(line(2));
+    expect(await forwarder.nextKind("EventAck")).toEqual({ seq: 1 });
+    expect(await forwarder.nextKind("Error")).toEqual({ code: "idle_timeout", message: "nothing received for 600 ms; closing" });
+    await forwarder.closed;
+    // Longer than both limits later, the senders without a hello are still read.
+    early.sendRaw(line(3));
+    plain.sendRaw(line(4));
+    await waitForEvents(core, 4);
+  });
+
+  test("a node's event stream closed for silence comes back quietly, and its next events are stored", async () => {
+    const coreLog = captureLog("info");
+    const nodeLog = captureLog("warn");
+    await using core = await startTestCore({ idle_timeout_ms: 300 }, coreLog.logger);
+    using dir = tempDir();
+    const node = await startNode(
+      { core: `127.0.0.1:${core.ports.node}`, events: `127.0.0.1:${core.ports.event}`, data: dir.path, name: "quiet-node", relay_port: 0, log_level: "warn", heartbeat_ms: 50, reconnect_min_ms: 10, reconnect_max_ms: 50 },
+      nodeLog.logger,
+    );
+    try {
+      await node.registered();
+      using pot = await EventStreamClient.connect(node.ports.relay);
+      pot.send(line(1).trim());
+      await waitForEvents(core, 1);
+      await until(() => coreLog.lines.some((l) => l.msg === "event connection silent for 300 ms; closed"), "Core closing the quiet stream");
+      pot.send(line(2).trim());
+      await waitForEvents(core, 2);
+      await node.forwarder.drained();
+      expect(nodeLog.lines.filter((l) => String(l.msg).startsWith("Core's event socket"))).toEqual([]);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  test("a connection that must authenticate and sends nothing is closed", async () => {
+    await using core = await startTestCore({ node_enrollment_token: "enroll-secret", first_message_timeout_ms: 200 });
+    using silent = await LineClient.connect(core.ports.event);
+    await silent.closed;
+    expect((await stats(core)).ingest).toMatchObject({ connections: 0 });
+  });
+
+  test("refusals past the per-address limit are logged rate-limited", async () => {
+    const { lines, logger } = captureLog("info");
+    await using core = await startTestCore({ max_connections_per_address: 1 }, logger);
+    using held = await LineClient.connect(core.ports.event);
+    held.sendRaw(line(1));
+    await waitForEvents(core, 1);
+    for (let i = 0; i < 20; i++) {
+      using extra = await LineClient.connect(core.ports.event);
+      expect(await extra.nextKind("Error")).toMatchObject({ code: "too_many_connections" });
+      await extra.closed;
+    }
+    expect(lines.filter((l) => l.msg === "too many event connections from one address; refused")).toHaveLength(5);
   });
 });

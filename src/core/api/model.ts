@@ -2,6 +2,7 @@
  * REST resource shapes, exactly as SPEC.md 2 and 4.1 name them. One schema per shape feeds
  * validation, TypeScript types and the OpenAPI document.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { NodeId, NodeStatus, NodeType, PotStatus } from "../../protocol/types";
 
@@ -23,15 +24,31 @@ export const HoneypotInNode = t.Object({
 });
 export type HoneypotInNode = typeof HoneypotInNode.static;
 
-export const NodeDetail = t.Composite([NodeSummary, t.Object({ honeypots: t.Array(HoneypotInNode) })], {
-  example: {
-    node_id: 18446744073709551557n,
-    node_name: "sensor-eu-1",
-    status: "Running",
-    node_type: "Full",
-    honeypots: [{ pot_id: "cowrie-01", pot_type: "cowrie", status: "Running" }],
+export const NodeDetail = t.Composite(
+  [
+    NodeSummary,
+    t.Object({
+      address: t.Union([t.String(), t.Null()], {
+        description: "Where the node says it can be reached (NodeRegistration `address`); the address its connection came from when it gave none.",
+        example: "10.0.0.5",
+      }),
+      // TypeBox's integer: Elysia's t.Integer also takes numeric strings, which a response never has.
+      port: t.Union([Type.Integer({ minimum: 0, maximum: 65535 }), t.Null()], { description: "The port the node gave in its NodeRegistration; null when it gave none.", example: 9001 }),
+      honeypots: t.Array(HoneypotInNode),
+    }),
+  ],
+  {
+    example: {
+      node_id: 18446744073709551557n,
+      node_name: "sensor-eu-1",
+      status: "Running",
+      node_type: "Full",
+      address: "10.0.0.5",
+      port: 9001,
+      honeypots: [{ pot_id: "cowrie-01", pot_type: "cowrie", status: "Running" }],
+    },
   },
-});
+);
 export type NodeDetail = typeof NodeDetail.static;
 
 export const Honeypot = t.Composite([t.Object({ node_id: NodeId }), HoneypotInNode]);

@@ -43,6 +43,8 @@ export const nodesApi = (registry: Registry) => {
           node_name: n.node_name,
           status: n.status,
           node_type: n.node_type,
+          address: n.address,
+          port: n.port,
           honeypots: registry.listPots(id).map((p) => ({ pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
         };
       },

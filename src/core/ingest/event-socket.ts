@@ -9,6 +9,8 @@
  *   logged rate-limited with the peer's address, and skipped; the connection goes on.
  * - Backpressure: while the pipeline is overloaded, every connection stops reading
  *   (`socket.pause()`); the kernel's buffers then push back on the senders.
+ * - Idle connections are closed (`first_message_timeout_ms`, `idle_timeout_ms`; see the config
+ *   keys for who is exempt), so silent peers cannot hold connection slots for good.
  * - `stop()` stops accepting and keeps reading until each connection has been quiet for a
  *   moment (what the peers had already sent is taken in), then closes them (see `drain`).
  */
@@ -19,6 +21,8 @@ import { LineSplitter, splitConcatenated, type LineSink } from "../../protocol/f
 import { stringify } from "../../protocol/json";
 import { decodeEnvelope, envelope } from "../../protocol/messages";
 import { SocketWriter } from "../../net/socket-writer";
+import { RateLimitedLog } from "../../net/rate-limited-log";
+import { startIdleSweep } from "../../net/idle-sweep";
 import { isLoopback, type NodeAuth } from "../auth";
 import type { ConnectionCounter } from "../auth/rate-limit";
 import type { TlsOptions } from "../tls";
@@ -31,7 +35,7 @@ export interface EventSocketOptions {
   host: string;
   port: number;
   ingest: Ingest;
-  config: Pick<CoreConfig, "max_message_bytes">;
+  config: Pick<CoreConfig, "max_message_bytes"> & Partial<Pick<CoreConfig, "first_message_timeout_ms" | "idle_timeout_ms">>;
   logger: Logger;
   /** On stop: how long a connection must be quiet before it is closed. */
   drainQuietMs?: number;
@@ -78,6 +82,8 @@ interface Conn extends NormaliseContext {
   /** The first line may be an EventStreamHello. */
   first: boolean;
   acks: boolean;
+  /** Opened with EventStreamHello: a node's forwarder, which reconnects when closed. */
+  hello: boolean;
   acked: number;
   paused: boolean;
   lastData: number;
@@ -93,6 +99,22 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   let lastOpen = 0;
 
   const scanned = newScannedLine();
+  const warn = new RateLimitedLog(logger);
+  const idle = { firstMessageMs: opts.config.first_message_timeout_ms ?? 0, idleMs: opts.config.idle_timeout_ms ?? 0 };
+  // A sender without a hello may not notice a close until one of its events is lost (Cowrie's
+  // output plugin): such streams are closed only before their first line, and not from
+  // loopback when no authentication is asked of them.
+  const stopSweep = startIdleSweep(idle, (now) => {
+    for (const s of sockets) {
+      const c = s.data;
+      if (c.paused || c.held || c.refused) continue;
+      const limit = c.first ? (isLoopback(c.address) && !c.mustAuthenticate ? 0 : idle.firstMessageMs) : c.hello ? idle.idleMs : 0;
+      if (limit <= 0 || now - c.lastData < limit) continue;
+      warn.warn(`${c.address}:idle`, { remote: c.remote }, `event connection silent for ${limit} ms; closed`);
+      if (c.hello) s.end(stringify(envelope("Error", { code: "idle_timeout", message: `nothing received for ${limit} ms; closing` })) + "\n");
+      else s.end();
+    }
+  });
 
   const submitValue = (c: Conn, value: unknown) => {
     const r = normalise(value, c);
@@ -157,6 +179,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     c.nodeId = msg.payload.node_id ?? null;
     c.acks = msg.payload.acks === true;
+    c.hello = true;
     const { spool_id, first_seq } = msg.payload as { spool_id?: unknown; first_seq?: unknown };
     if (
       c.nodeId !== null &&
@@ -188,7 +211,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   /** Refuses an unauthenticated stream: one Error line, then the connection is closed. */
   const refuse = (c: Conn, message: string) => {
     c.refused = true;
-    logger.warn({ remote: c.remote }, `event stream refused: ${message}`);
+    warn.warn(`${c.address}:refused`, { remote: c.remote }, `event stream refused: ${message}`);
     c.socket.end(stringify(envelope("Error", { code: "unauthenticated", message })) + "\n");
   };
 
@@ -217,7 +240,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
         lastOpen = Date.now();
         const sec = opts.security;
         if (sec && !sec.connections.acquire(socket.remoteAddress)) {
-          logger.warn({ remote: socket.remoteAddress }, "too many event connections from one address; refused");
+          warn.warn(`${socket.remoteAddress}:too_many_connections`, { remote: socket.remoteAddress }, "too many event connections from one address; refused");
           socket.end(stringify(envelope("Error", { code: "too_many_connections", message: `too many connections from ${socket.remoteAddress}` })) + "\n");
           return;
         }
@@ -238,6 +261,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
           tag: { lineNo: 0, outstanding: 0, settled: () => {} },
           first: true,
           acks: false,
+          hello: false,
           acked: 0,
           paused: false,
           lastData: Date.now(),
@@ -322,6 +346,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     },
     stop() {
       return (stopped ??= (async () => {
+        stopSweep();
         await drain();
         unsubscribe();
         await ingest.flush();
