@@ -59,7 +59,7 @@ export function typeOf(s: Json): string {
 
 /** One row per field, nested fields as `parent.child` and `list[].child`. */
 export function fieldRows(s: Json, prefix = ""): string[][] {
-  if (!s || s.type !== "object" || !s.properties) return [];
+  if (s?.type !== "object" || !s.properties) return [];
   const required = new Set<string>(s.required ?? []);
   const rows: string[][] = [];
   for (const [name, prop] of Object.entries<Json>(s.properties)) {

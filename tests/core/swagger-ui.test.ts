@@ -3,18 +3,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestCore } from "../helpers";
+import { requireTool } from "../helpers/clients";
 
-const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
-
-// Skipped only where Debian's chromium is not installed (.ci/run installs it).
-test.skipIf(!chromium)("Swagger UI renders offline in headless Chromium and shows the operations", async () => {
+// Debian's chromium: `npm test` installs it when it is missing (scripts/test-deps.ts).
+test("Swagger UI renders offline in headless Chromium and shows the operations", async () => {
+  const chromium = requireTool("chromium");
   await using core = await startTestCore();
   const profile = mkdtempSync(join(tmpdir(), "honeybee-chromium-"));
   try {
     // No network beyond loopback: any CDN asset would fail to load and the UI would stay empty.
     const proc = Bun.spawn(
       [
-        chromium!,
+        chromium,
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
