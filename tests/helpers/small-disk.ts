@@ -36,6 +36,12 @@ export class SmallDisk {
     this.sh(`cat /dev/zero > '${this.dir}/filler'`);
   }
 
+  /** The size of a file on the disk, in bytes (0 when it is not there). */
+  size(name: string): number {
+    const r = Bun.spawnSync(this.argv(["stat", "-c", "%s", join(this.dir, name)]), { stdout: "pipe", stderr: "ignore" });
+    return r.exitCode === 0 ? Number(r.stdout.toString().trim()) : 0;
+  }
+
   /** Gives the space back. */
   free(): void {
     const r = this.sh(`rm -f '${this.dir}/filler'`);

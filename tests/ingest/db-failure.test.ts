@@ -72,6 +72,41 @@ test("a writer that cannot write makes /health 503 with the reason, logged, unti
   }
 }, 60_000);
 
+test("a WAL checkpoint that fails makes /health 503 although commits still work, until checkpoints work again", async () => {
+  using disk = await SmallDisk.open(16);
+  const core = await spawnCore(disk, { HONEYBEE_SHUTDOWN_TIMEOUT_MS: "3000" });
+  try {
+    const sender = await EventStreamClient.connect(core.ports.event, { acks: true });
+    // 3 MB of events, and their checkpoint: it grows the database file by as much.
+    sender.send(Array.from({ length: 3000 }, (_, i) => line(i, "p".repeat(1000))));
+    await sender.ack(3000);
+    await until(() => disk.size("core.db") > 3_000_000, "the checkpoint into the database file", 3000);
+    // Now the write-ahead log starts over in the space it has: commits need no new disk space,
+    // but copying new rows into the database file does.
+    disk.fill();
+    sender.send(Array.from({ length: 300 }, (_, i) => line(5000 + i, "q".repeat(1000))));
+    await sender.ack(3300);
+    const sick = await until(async () => {
+      const r = await getJson(`${core.api}/health`);
+      return r.status === 503 && r;
+    }, "/health to turn unhealthy", 3000);
+    expect(sick.body).toEqual({ status: "unhealthy", reason: "checkpointing the WAL fails: database or disk is full" });
+    expect(core.lines.filter((l) => l.level === 50)).toEqual([
+      expect.objectContaining({ component: "ingest", err: "checkpointing the WAL fails: database or disk is full", msg: "the WAL checkpointer failed: Core is unhealthy and the write-ahead log grows until it works again" }),
+    ]);
+
+    disk.free();
+    sender.send(line(9999));
+    await sender.ack(3301);
+    await until(async () => (await getJson(`${core.api}/health`)).text === '{"status":"ok"}', "/health to be ok again", 3000);
+    expect(core.lines.some((l) => l.msg === "checkpointing the WAL works again")).toBe(true);
+    sender.close();
+  } finally {
+    core.proc.kill("SIGTERM");
+    await core.proc.exited;
+  }
+}, 60_000);
+
 test("SIGTERM with a database that cannot be written stops within shutdown_timeout_ms and acknowledges nothing it did not commit", async () => {
   using disk = await SmallDisk.open(16);
   const core = await spawnCore(disk, { HONEYBEE_SHUTDOWN_TIMEOUT_MS: "1500" });
