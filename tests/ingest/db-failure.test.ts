@@ -88,9 +88,9 @@ test("a WAL checkpoint that fails makes /health 503 although commits still work,
     await sender.ack(3300);
     const sick = await until(async () => {
       const r = await getJson(`${core.api}/health`);
-      return r.status === 503 && r;
+      return r.status === 503 ? r : null;
     }, "/health to turn unhealthy", 3000);
-    expect(sick.body).toEqual({ status: "unhealthy", reason: "checkpointing the WAL fails: database or disk is full" });
+    expect(sick!.body).toEqual({ status: "unhealthy", reason: "checkpointing the WAL fails: database or disk is full" });
     expect(core.lines.filter((l) => l.level === 50)).toEqual([
       expect.objectContaining({ component: "ingest", err: "checkpointing the WAL fails: database or disk is full", msg: "the WAL checkpointer failed: Core is unhealthy and the write-ahead log grows until it works again" }),
     ]);
