@@ -59,7 +59,7 @@ export function typeOf(s: Json): string {
 
 /** One row per field, nested fields as `parent.child` and `list[].child`. */
 export function fieldRows(s: Json, prefix = ""): string[][] {
-  if (!s || s.type !== "object" || !s.properties) return [];
+  if (s?.type !== "object" || !s.properties) return [];
   const required = new Set<string>(s.required ?? []);
   const rows: string[][] = [];
   for (const [name, prop] of Object.entries<Json>(s.properties)) {
@@ -93,6 +93,7 @@ const STATUS_MEANING: Record<string, string> = {
   "405": "Method not allowed",
   "409": "Conflict: the node is not connected",
   "413": "Request too large",
+  "503": "Unhealthy",
 };
 
 function renderOperation(method: string, path: string, op: Json): string {
@@ -112,7 +113,8 @@ function renderOperation(method: string, path: string, op: Json): string {
   out.push("", "Responses:");
   for (const [status, res] of Object.entries<Json>(op.responses ?? {})) {
     const schema = res.content?.["application/json"]?.schema;
-    if (Number(status) >= 400) {
+    // Errors share one shape; a failure answer of its own (503 from /health) is shown in full.
+    if (Number(status) >= 400 && (!schema || schema.properties?.error)) {
       out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`.`);
       continue;
     }

@@ -45,6 +45,12 @@ export const CoreConfig = Type.Object({
     default: 5000,
     description: "How often the event writer writes the stats counters it keeps in memory (in bulk: less often is cheaper at high rates). A stats read has them written first, so it counts every committed event.",
   }),
+  shutdown_timeout_ms: Type.Integer({
+    minimum: 0,
+    default: 30_000,
+    description:
+      "On SIGTERM or Ctrl-C: how long Core keeps trying to commit the events it received (a full disk, a read-only file system) before it stops anyway, exit status 1. Those events were never acknowledged: nodes keep them and send them again.",
+  }),
   ws_backpressure_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: "Bytes queued for one WebSocket client before it is cut off." }),
   // ---- Security (see README "Security") ----
   insecure: Type.Boolean({ default: false, description: "Allow a non-loopback host without authentication (a warning is logged)." }),

@@ -3,7 +3,7 @@
  * with HONEYBEE_API / HONEYBEE_WS / HONEYBEE_TOKEN), one-line errors with the exit codes of
  * errors.ts, and where output goes (results on stdout, progress on stderr).
  */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { stringify } from "../protocol/json";
 import { ApiClient, DEFAULT_API, DEFAULT_WS, baseUrl } from "./client";
 import { CliError, EXIT_USAGE } from "./errors";

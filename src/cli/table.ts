@@ -15,6 +15,7 @@ export interface Column<R> {
 }
 
 // C0 controls, DEL and C1 controls (0x9b is a one-byte CSI on some terminals).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** Makes untrusted text safe and one-line for a terminal: control characters become escapes. */

@@ -64,10 +64,16 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
   const stoppers: (() => unknown)[] = [];
   const cleanup = async () => {
-    for (const s of stoppers.reverse()) await s();
-    registry.stop();
-    await ingest.stop();
-    db.$client.close();
+    // Bounded: a database that cannot be written must not keep Core (and its listeners) up.
+    const deadline = setTimeout(() => ingest.abandon(), config.shutdown_timeout_ms);
+    try {
+      for (const s of stoppers.reverse()) await s();
+      registry.stop();
+      await ingest.stop();
+    } finally {
+      clearTimeout(deadline);
+      db.$client.close();
+    }
   };
   try {
     const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
@@ -106,6 +112,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
+      health: () => ingest.problem(),
       plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });

@@ -6,14 +6,54 @@ import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { ConfigError } from "../config";
 import * as schema from "./schema";
 
 export const MIGRATIONS_DIR = join(import.meta.dir, "..", "..", "drizzle");
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
+/**
+ * The database file cannot be used: one line naming the file and what to do. A start-up
+ * problem the operator fixes, so it is reported like a bad setting (`honeybee: ...`, exit 1).
+ */
+export class DatabaseOpenError extends ConfigError {
+  override name = "DatabaseOpenError";
+}
+
+/** What to do about an SQLite error at open, by its code. */
+function advice(code: string | undefined, path: string): string {
+  switch (code) {
+    case "SQLITE_NOTADB":
+    case "SQLITE_CORRUPT":
+      return `it is not an SQLite database or it is damaged. Restore it from a backup, or move it away to start with an empty one (\`sqlite3 ${path} 'PRAGMA integrity_check'\` says what is wrong)`;
+    case "SQLITE_CANTOPEN":
+      return "check that it is a file (not a folder) that Core's user can read and write, in a folder it can write (SQLite keeps the -wal and -shm files beside it)";
+    case "SQLITE_READONLY":
+    case "SQLITE_PERM":
+    case "SQLITE_AUTH":
+      return "Core must be able to write it: check its permissions and that the file system is not mounted read-only";
+    case "SQLITE_FULL":
+      return "the disk is full: free some space";
+    default:
+      return "check the file, or give another path with --db";
+  }
+}
+
 export function openDatabase(path: string): Db {
+  try {
+    return open(path);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    // Only SQLite's own errors are about the file; anything else is a bug and keeps its stack.
+    if (typeof err.code !== "string" || !err.code.startsWith("SQLITE_")) throw e;
+    const where = path === ":memory:" ? path : resolve(path);
+    throw new DatabaseOpenError(`cannot open the database ${where}: ${err.message} (${err.code}); ${advice(err.code, where)}`);
+  }
+}
+
+function open(path: string): Db {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   // Only takes effect when the file is new. The event writer appends ~1 MB per batch, and

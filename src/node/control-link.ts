@@ -51,7 +51,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
   const { logger } = opts;
   let registeredOn: LineConnection | null = null;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
-  let registeredWaiters: (() => void)[] = [];
+  const registeredWaiters: (() => void)[] = [];
   let heartbeatMs = opts.heartbeatMs;
 
   const write = (conn: LineConnection, kind: MessageKind, payload: unknown) => conn.write(stringify(envelope(kind, payload as never)) + "\n");

@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, until } from "../helpers";
+import { requireTool, sshPasswordEnv } from "../helpers/clients";
 import { LiveProcess } from "./cli-helpers";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -31,7 +32,7 @@ function readmeCommands(): { command: string; long: boolean }[] {
 
 // One of the weak passwords cowrie's default `credentials` let in, as the README suggests.
 const PASSWORD = "123456";
-const SSH_OPTS = "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR";
+const SSH_OPTS = "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o NumberOfPasswordPrompts=1";
 
 /** A network namespace of its own, held open by a process that waits on its stdin. */
 class Sandbox {
@@ -63,8 +64,8 @@ class Sandbox {
     return Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, k.startsWith("HONEYBEE_") ? undefined : v]));
   }
 
-  async run(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
-    const proc = Bun.spawn(this.argv(line), { cwd: this.dir, env: this.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  async run(line: string, env: Record<string, string | undefined> = this.env): Promise<{ code: number; stdout: string; stderr: string }> {
+    const proc = Bun.spawn(this.argv(line), { cwd: this.dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     return { code, stdout, stderr };
   }
@@ -136,10 +137,11 @@ describe("README walkthrough", () => {
     expect(await ok("bin/honeybee install local cowrie --pot-id ssh-01 --start")).toMatch(/^ssh-01 is Running on node local/);
     expect(await ok("bin/honeybee pots")).toMatch(/^ssh-01\s+cowrie\s+Running\s+local\s+\d+$/m);
 
-    // 5. Interactive by design: the same ssh arguments, with the password given by sshpass.
+    // 5. Interactive by design: the same ssh arguments, with the password given through SSH_ASKPASS.
     expectNext("ssh -p 2222 root@127.0.0.1");
-    const attack = `sshpass -p ${PASSWORD} ssh ${SSH_OPTS} -p 2222 root@127.0.0.1 'uname -a; cat /etc/passwd'`;
-    const session = await box.run(attack);
+    const attack = `${requireTool("ssh")} ${SSH_OPTS} -p 2222 root@127.0.0.1 'uname -a; cat /etc/passwd'`;
+    const withPassword = sshPasswordEnv(PASSWORD, box.env);
+    const session = await box.run(attack, withPassword);
     expect(session.code).toBe(0);
     expect(session.stdout).toMatch(/Linux/);
 
@@ -163,7 +165,7 @@ describe("README walkthrough", () => {
     await until(async () => (await box.connectionsTo(9003)) >= 2, "the WebSocket client's connection", 300);
 
     // "attack again from another terminal and watch the lines appear"
-    expect((await box.run(attack.replace("uname -a", "id"))).code).toBe(0);
+    expect((await box.run(attack.replace("uname -a", "id"), withPassword)).code).toBe(0);
     await follow.waitFor(/cowrie\.command\.input\s+127\.0\.0\.1\s+\$ id/);
     const frame = (await ws.waitFor('"input":"id')).split("\n").find((l) => l.includes('"input":"id'))!;
     expect(JSON.parse(frame).message.PotEvent).toMatchObject({ pot_id: "ssh-01", pot_type: "cowrie", event_type: "cowrie.command.input", src_ip: "127.0.0.1" });

@@ -3,17 +3,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestCore } from "../helpers";
+import { requireTool } from "../helpers/clients";
 
-const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
-
-// Skipped only where Debian's chromium is not installed (.ci/run installs it).
 /** The page as headless Chromium renders it (no network beyond loopback). */
 async function renderedDom(url: string): Promise<string> {
+  // Debian's chromium: `npm test` installs it when it is missing (scripts/test-deps.ts).
+  const chromium = requireTool("chromium");
   const profile = mkdtempSync(join(tmpdir(), "honeybee-chromium-"));
   try {
     const proc = Bun.spawn(
       [
-        chromium!,
+        chromium,
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -37,8 +37,7 @@ async function renderedDom(url: string): Promise<string> {
   }
 }
 
-// Skipped only where Debian's chromium is not installed (.ci/run installs it).
-test.skipIf(!chromium)("Swagger UI renders offline in headless Chromium and shows the operations", async () => {
+test("Swagger UI renders offline in headless Chromium and shows the operations", async () => {
   await using core = await startTestCore();
   // Any CDN asset would fail to load and the UI would stay empty.
   const dom = await renderedDom(`${core.api}/swagger`);
@@ -48,7 +47,7 @@ test.skipIf(!chromium)("Swagger UI renders offline in headless Chromium and show
   expect(dom).toContain("HoneyBee Core");
 });
 
-test.skipIf(!chromium)("Swagger UI offers every command as a ready JSON body for POST /api/v1/nodes/{node_id}/commands", async () => {
+test("Swagger UI offers every command as a ready JSON body for POST /api/v1/nodes/{node_id}/commands", async () => {
   await using core = await startTestCore();
   const dom = await renderedDom(`${core.api}/swagger#/Commands/postApiV1NodesByNode_idCommands`);
   const text = dom.replace(/<[^>]+>/g, " ").replace(/&quot;/g, '"').replace(/\s+/g, " ");

@@ -1,7 +1,8 @@
 import { join } from "node:path";
+import { requireTool } from "./clients";
 
 function openssl(cwd: string, ...args: string[]): void {
-  const r = Bun.spawnSync(["openssl", ...args], { cwd, stderr: "pipe", stdout: "pipe" });
+  const r = Bun.spawnSync([requireTool("openssl"), ...args], { cwd, stderr: "pipe", stdout: "pipe" });
   if (r.exitCode !== 0) throw new Error(`openssl ${args.join(" ")}: ${r.stderr.toString()}`);
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { SSH_PASSWORD_OPTS, requireTool, sshPasswordEnv } from "../helpers/clients";
 import { NODE_ID, RawClient, Relay, removeDir, run, startPot, type Pot } from "./harness";
 
 const SESSION = expect.stringMatching(/^[0-9a-f]{12}$/);
@@ -23,8 +24,8 @@ afterAll(async () => {
 
 function ssh(password: string, command: string | null, opts: { extra?: string[]; stdin?: string; methods?: string } = {}) {
   const methods = ["-o", "PubkeyAuthentication=no", "-o", `PreferredAuthentications=${opts.methods ?? "password,keyboard-interactive"}`];
-  const argv = ["sshpass", "-p", password, "ssh", ...SSH_OPTS, ...methods, ...(opts.extra ?? []), "-p", String(pot.ports.ssh), "root@127.0.0.1"];
-  return run(command === null ? argv : [...argv, command], opts.stdin);
+  const argv = [requireTool("ssh"), ...SSH_PASSWORD_OPTS, ...methods, ...(opts.extra ?? []), "-p", String(pot.ports.ssh), "root@127.0.0.1"];
+  return run(command === null ? argv : [...argv, command], opts.stdin, sshPasswordEnv(password));
 }
 
 function common(protocol: "ssh" | "telnet") {
@@ -50,8 +51,9 @@ async function finished(session: string): Promise<any[]> {
 
 describe("cowrie over SSH, with OpenSSH as the client", () => {
   test("a wrong password fails and is recorded with the connection's whole story", async () => {
-    const r = await ssh("wrong-pw-1", "id");
-    expect(r.code).toBe(5); // sshpass: the password was refused
+    const r = await ssh("wrong-pw-1", "id", { methods: "password" });
+    expect(r.code).toBe(255); // ssh: the one password it was given was refused
+    expect(r.stderr).toContain("Permission denied");
     const failed = await relay.event("cowrie.login.failed", { password: "wrong-pw-1" });
     const events = await finished(failed.session);
     expect(events.map((e) => e.eventid)).toEqual(["cowrie.session.connect", "cowrie.client.version", "cowrie.login.failed", "cowrie.session.closed"]);

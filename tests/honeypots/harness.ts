@@ -206,8 +206,8 @@ export class RawClient {
 }
 
 /** Runs a command to completion and returns its exit code and output. */
-export async function run(argv: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(argv, { stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+export async function run(argv: string[], stdin?: string, env?: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(argv, { stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe", env });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

@@ -25,7 +25,7 @@ test("a stalled writer pauses reading: pending events stay bounded with many fas
     const PER = 6000;
     const pad = "p".repeat(1500);
     const producers = await Promise.all(Array.from({ length: PRODUCERS }, () => EventStreamClient.connect(socket.port, { acks: true })));
-    producers.forEach((p, k) => p.send(Array.from({ length: PER }, (_, i) => `{"eventid":"bp.event","src_ip":"10.0.${k}.${i % 250}","pad":"${pad}"}`)));
+    producers.forEach((p, k) => void p.send(Array.from({ length: PER }, (_, i) => `{"eventid":"bp.event","src_ip":"10.0.${k}.${i % 250}","pad":"${pad}"}`)));
 
     await overloaded.promise;
     await until(() => producers.every((p) => p.blocked), "every producer blocked by TCP backpressure");

@@ -7,16 +7,13 @@ import { silentLogger } from "../../src/log";
 import { startTestCore, tempDir } from "../helpers";
 import { makeCertificates } from "../helpers/tls";
 
-const haveOpenssl = Bun.which("openssl") !== null;
-
 function nodeRegistered(core: { bus: { subscribe(l: (m: { kind: string }) => void): () => void } }) {
   const { promise, resolve } = Promise.withResolvers<void>();
   const off = core.bus.subscribe((m) => m.kind === "NodeRegistration" && (off(), resolve()));
   return promise;
 }
 
-// openssl comes with Debian's base system; the skip only covers a machine without it.
-describe.skipIf(!haveOpenssl)("TLS", () => {
+describe("TLS", () => {
   test("REST and the WebSocket proxy over TLS: trusted with the CA, refused without it", async () => {
     using dir = tempDir();
     const certs = makeCertificates(dir.path);

@@ -10,7 +10,7 @@ import type { Security } from "../auth";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { ApiError, errorBody } from "./errors";
 import { completeOpenApi } from "./openapi";
-import { Health } from "./model";
+import { Health, Unhealthy } from "./model";
 import { swaggerUi } from "./swagger-ui";
 
 export const API_VERSION = "0.1.0";
@@ -40,9 +40,11 @@ export interface ApiOptions {
   plugins: Elysia<any, any, any, any, any, any, any>[];
   /** Bun WebSocket settings for the backend stream. */
   websocket?: { maxPayloadLength: number; backpressureLimit: number };
+  /** Why Core cannot do its work right now (events not committed), or null: `/health` says 503. */
+  health?: () => string | null;
 }
 
-export function createApi({ logger, security, plugins, websocket }: ApiOptions) {
+export function createApi({ logger, security, plugins, websocket, health }: ApiOptions) {
   // A flood of refused requests must not become a flood of log lines.
   const refusals = new RateLimitedLog(logger);
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -123,11 +125,24 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
       }),
     )
     .use(swaggerUi())
-    // The same bytes every time: a health probe should cost next to nothing.
-    .get("/health", () => new Response(HEALTH, { headers: { "content-type": "application/json; charset=utf-8" } }), {
-      response: { 200: Health },
-      detail: { tags: ["Health"], summary: "Check that Core is running" },
-    });
+    // The same bytes every time while healthy: a health probe should cost next to nothing.
+    .get(
+      "/health",
+      () => {
+        const reason = health?.() ?? null;
+        if (reason === null) return new Response(HEALTH, { headers: { "content-type": "application/json; charset=utf-8" } });
+        return json(503, { status: "unhealthy", reason });
+      },
+      {
+        response: { 200: Health, 503: Unhealthy },
+        detail: {
+          tags: ["Health"],
+          summary: "Check that Core is running and committing events",
+          description:
+            "200 `{\"status\":\"ok\"}` while Core works. 503 `{\"status\":\"unhealthy\",\"reason\"}` while received events cannot be committed (the database cannot be written, the event writer thread died) or the write-ahead log is not being checkpointed; it turns healthy again by itself once writing works.",
+        },
+      },
+    );
   for (const p of plugins) app.use(p);
   routes = app.routes;
   return app;

@@ -60,3 +60,7 @@ export const HoneypotList = t.Object(
   { example: { honeypots: [{ node_id: 18446744073709551557n, pot_id: "cowrie-01", pot_type: "cowrie", status: "Running" }] } },
 );
 export const Health = t.Object({ status: t.Literal("ok") }, { example: { status: "ok" } });
+export const Unhealthy = t.Object(
+  { status: t.Literal("unhealthy"), reason: t.String({ description: "What fails, in words: events are not being committed, or the WAL is not being checkpointed." }) },
+  { example: { status: "unhealthy", reason: "committing events fails: database or disk is full; 5000 events wait (received, not acknowledged)" } },
+);

@@ -33,7 +33,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   if (useWorker) deps.db.$client.exec("PRAGMA wal_autocheckpoint = 0");
   return new EventPipeline({
     config,
-    writer: useWorker ? workerWriter(config.db) : inlineWriter(deps.db),
+    writer: useWorker ? workerWriter(config.db, deps.logger) : inlineWriter(deps.db),
     bus: deps.bus,
     logger: deps.logger,
     nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),

@@ -97,7 +97,12 @@ export class EventPipeline implements Ingest {
   private delayTimer: ReturnType<typeof setTimeout> | null = null;
   /** A write failed: nothing goes to the writer until the failed batches are re-sent. */
   private retrying = false;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private failedBatches: Batch[] = [];
+  /** Why the last write failed, until one succeeds: Core is unhealthy meanwhile (`/health`). */
+  private writeError: string | null = null;
+  /** Shutdown gave up on what was not committed yet (see `abandon`). */
+  private abandoned = false;
   private readonly flushWaiters: { seq: number; resolve(): void }[] = [];
 
   private overloaded = false;
@@ -154,7 +159,7 @@ export class EventPipeline implements Ingest {
   flush(): Promise<void> {
     if (this.current) this.seal();
     const seq = this.batchSeq;
-    if (this.committedSeq >= seq) return Promise.resolve();
+    if (this.committedSeq >= seq || this.abandoned) return Promise.resolve();
     return new Promise((resolve) => this.flushWaiters.push({ seq, resolve }));
   }
 
@@ -189,6 +194,28 @@ export class EventPipeline implements Ingest {
 
   potTypeOf(nodeId: bigint | null, potId: string): string | null {
     return this.opts.potTypeOf?.(nodeId, potId) ?? null;
+  }
+
+  problem(): string | null {
+    const problems: string[] = [];
+    if (this.writeError !== null) problems.push(`committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`);
+    const writer = this.opts.writer.problem?.() ?? null;
+    if (writer !== null) problems.push(writer);
+    return problems.length > 0 ? problems.join("; ") : null;
+  }
+
+  /**
+   * Shutdown's time is up (`shutdown_timeout_ms`): stop retrying and let `flush` and `stop`
+   * return. What is not committed is never acknowledged, so nodes keep it in their spools and
+   * send it again; `stop` then fails, saying how many events that is.
+   */
+  abandon(): void {
+    if (this.counters.pending === 0 || this.abandoned) return;
+    this.abandoned = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.delayTimer) clearTimeout(this.delayTimer);
+    this.retryTimer = this.delayTimer = null;
+    for (const w of this.flushWaiters.splice(0)) w.resolve();
   }
 
   /** True while the writer is too far behind: stop reading until it reports relief. */
@@ -341,7 +368,7 @@ export class EventPipeline implements Ingest {
   }
 
   private pump(): void {
-    while (this.inFlight < MAX_IN_FLIGHT && this.sealed.length > 0 && !this.retrying) {
+    while (this.inFlight < MAX_IN_FLIGHT && this.sealed.length > 0 && !this.retrying && !this.abandoned) {
       const b = this.sealed.shift()!;
       this.inFlight++;
       void this.send(b);
@@ -365,26 +392,25 @@ export class EventPipeline implements Ingest {
   /**
    * Nothing of a failed batch was committed (one transaction), and the writer refuses later
    * batches until resumed. Once every batch in flight is back, they are all re-sent, in order,
-   * after a pause; input stays paused meanwhile because pending stays high. Only a shutdown
-   * gives up on a batch, after a few attempts.
+   * after a pause; input stays paused meanwhile because pending stays high. Core reports itself
+   * unhealthy until a write succeeds. Only a shutdown gives up (`abandon`), and then nothing
+   * of the failed batches is acknowledged.
    */
   private writeFailed(b: Batch, message: string): void {
     this.inFlight--;
     b.attempts++;
-    if (!message.startsWith("skipped:")) this.warn.warn("write-failed", { err: message, events: b.n, attempt: b.attempts }, "committing a batch of events failed; retrying");
-    if (this.stopping && b.attempts >= 3) {
-      this.log.error({ err: message, events: b.n }, "could not commit events while shutting down; they are lost");
-      void this.opts.writer.resume();
-      this.inFlight++; // committed() counts it out again
-      this.committed(b, 0, false, true);
-      return;
+    if (!message.startsWith("skipped:")) {
+      if (this.writeError === null) this.log.error({ err: message, events: b.n }, "committing events failed: Core is unhealthy until a commit succeeds; retrying");
+      else this.warn.warn("write-failed", { err: message, events: b.n, attempt: b.attempts }, "committing a batch of events failed; retrying");
+      this.writeError = message;
     }
     this.retrying = true;
     this.failedBatches.push(b);
-    if (this.inFlight > 0) return;
+    if (this.inFlight > 0 || this.abandoned) return;
     const again = this.failedBatches.sort((x, y) => x.seq - y.seq);
     this.failedBatches = [];
-    setTimeout(() => {
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
       this.sealed.unshift(...again);
       this.opts.writer.resume().finally(() => {
         this.retrying = false;
@@ -393,21 +419,23 @@ export class EventPipeline implements Ingest {
     }, this.opts.retryMs ?? 1000);
   }
 
-  private committed(b: Batch, firstId: number, countsPending: boolean, lost = false): void {
+  private committed(b: Batch, firstId: number, countsPending: boolean): void {
     this.inFlight--;
+    if (this.writeError !== null) {
+      this.log.info({ events: b.n }, "committing events works again");
+      this.writeError = null;
+    }
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
-    if (!lost) {
-      this.counters.committed += b.n;
-      if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
-      if (b.events && this.opts.bus.wants("PotEvent")) {
-        for (let i = b.eventsFrom; i < b.n; i++) {
-          const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
-          this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
-        }
+    this.counters.committed += b.n;
+    if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
+    if (b.events && this.opts.bus.wants("PotEvent")) {
+      for (let i = b.eventsFrom; i < b.n; i++) {
+        const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
+        this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
       }
     }
-    if (!lost) for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
+    for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
       // With nothing of the stream left in flight, every line it sent so far is settled
@@ -477,10 +505,22 @@ export class EventPipeline implements Ingest {
   private async shutdown(): Promise<void> {
     if (this.retentionTimer) clearInterval(this.retentionTimer);
     await this.flush();
-    this.log.debug({ batches: this.batchSeq, committed: this.counters.committed }, "event pipeline drained");
     if (this.countsTimer) clearTimeout(this.countsTimer);
     this.countsTimer = null;
-    await this.opts.writer.close();
+    if (!this.abandoned) {
+      this.log.debug({ batches: this.batchSeq, committed: this.counters.committed }, "event pipeline drained");
+      await this.opts.writer.close();
+      return;
+    }
+    const lost = this.counters.pending;
+    const why = this.writeError ?? this.opts.writer.problem?.() ?? "the writer did not finish in time";
+    const message =
+      `${lost} received events were not committed (${why}). None of them was acknowledged: nodes keep them in their spools and send them again ` +
+      "when Core is back; senders that do not wait for acknowledgements (a honeypot writing to the event socket directly) have lost them";
+    this.log.error({ events: lost, err: why }, message);
+    // A writer that cannot write may not be able to close either; it does not hold up the exit.
+    await Promise.race([this.opts.writer.close().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+    throw new Error(message);
   }
 }
 

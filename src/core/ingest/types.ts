@@ -37,14 +37,19 @@ export interface Ingest {
   /** Stores a NodeEvent (Started, Stopped, Alarm, Error) as an event of its node. */
   submitNodeEvent(nodeId: bigint, payload: unknown, source: IngestSource): void;
   readonly counters: IngestCounters;
-  /** Resolves when everything submitted so far is committed. */
+  /** Resolves when everything submitted so far is committed (or shutdown gave up on it). */
   flush(): Promise<void>;
   /**
    * Resolves once the stats counters count every event committed so far: they are written in
    * bulk, and a stats read asks for them first.
    */
   countsSettled(): Promise<void>;
+  /** Rejects, saying how many events were not committed, when `abandon` had to give up on some. */
   stop(): Promise<void>;
+  /** Why events cannot be committed now (a failing write, a dead writer or checkpointer thread), or null. */
+  problem(): string | null;
+  /** Shutdown's deadline: stop retrying; what is not committed stays unacknowledged. */
+  abandon(): void;
 
   // What the event socket needs beyond `submit`: per-stream acknowledgements and backpressure.
   /**

@@ -12,7 +12,8 @@
  */
 import type { Db } from "../../db";
 import { EventWriter, type EventBatch } from "../../db/event-store";
-import type { CheckpointRequest } from "./checkpointer";
+import type { Logger } from "../../log";
+import type { CheckpointReply, CheckpointRequest } from "./checkpointer";
 
 export type WriterRequest =
   | { op: "open"; path: string; autoCheckpoint: boolean }
@@ -39,6 +40,8 @@ export interface WriterChannel {
   /** Deletes one chunk of events older than the cutoff; resolves to how many (0: done). */
   retentionStep(cutoffMs: number, maxRows: number): Promise<number>;
   close(): Promise<void>;
+  /** Why the channel's threads cannot do their work (one died, checkpoints fail), or null. */
+  problem?(): string | null;
 }
 
 /** Runs requests against a writer; shared by the worker and the inline channel. */
@@ -95,20 +98,42 @@ type Reply = { rid: number; ok: true; value: unknown } | { rid: number; ok: fals
 
 /**
  * Checkpoints the WAL in a thread of its own (see checkpointer.ts): one request at a time,
- * and after each commit at most one more.
+ * and after each commit at most one more. A checkpoint that fails, or the thread's end, is
+ * its `problem` (the WAL would grow without end): Core shows it as unhealthy.
  */
-function checkpointThread(path: string) {
+function checkpointThread(path: string, log: Logger | undefined) {
   const worker = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
   let running = false;
   let again = false;
   let closing = false;
+  let dead = false;
+  let problem: string | null = null;
   let whenIdle: (() => void) | null = null;
   const post = (req: CheckpointRequest) => {
+    if (dead) return;
     running = true;
     worker.postMessage(req);
   };
   const idle = () => (running ? new Promise<void>((resolve) => (whenIdle = resolve)) : Promise.resolve());
-  worker.onmessage = () => {
+  const failed = (why: string) => {
+    if (problem === null) log?.error({ err: why }, "the WAL checkpointer failed: Core is unhealthy and the write-ahead log grows until it works again");
+    problem = why;
+  };
+  const died = (why: string) => {
+    if (closing || dead) return;
+    dead = true;
+    failed(why);
+    running = false;
+    whenIdle?.();
+  };
+  worker.onerror = (e) => died(`the WAL checkpointer thread failed: ${e.message}`);
+  worker.addEventListener("close", () => died("the WAL checkpointer thread exited"));
+  worker.onmessage = (e: MessageEvent<CheckpointReply>) => {
+    if (!e.data.ok) failed(`checkpointing the WAL fails: ${e.data.error}`);
+    else if (problem !== null && !dead) {
+      log?.info("checkpointing the WAL works again");
+      problem = null;
+    }
     running = false;
     if (whenIdle) {
       const resolve = whenIdle;
@@ -121,6 +146,7 @@ function checkpointThread(path: string) {
   };
   post({ op: "open", path });
   return {
+    problem: () => problem,
     /** After a commit: checkpoint what the log holds now (once the one under way is done). */
     poke() {
       if (closing) return;
@@ -138,11 +164,21 @@ function checkpointThread(path: string) {
   };
 }
 
-export function workerWriter(path: string): WriterChannel {
+export function workerWriter(path: string, log?: Logger): WriterChannel {
   const worker = new Worker(new URL("./writer-worker.ts", import.meta.url).href);
-  const checkpoints = checkpointThread(path);
+  const checkpoints = checkpointThread(path, log);
   let nextRid = 0;
+  let closing = false;
+  /** Why the writer's thread is gone: every call, waiting or new, fails with it. */
+  let dead: string | null = null;
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const died = (why: string) => {
+    if (dead || closing) return;
+    dead = why;
+    log?.error({ err: why, waiting: waiting.size }, "the event writer thread failed: Core is unhealthy and commits no events");
+    for (const w of waiting.values()) w.reject(new Error(why));
+    waiting.clear();
+  };
   worker.onmessage = (e: MessageEvent<Reply>) => {
     const r = e.data;
     const w = waiting.get(r.rid);
@@ -151,13 +187,11 @@ export function workerWriter(path: string): WriterChannel {
     if (r.ok) w.resolve(r.value);
     else w.reject(new Error(r.error));
   };
-  worker.onerror = (e) => {
-    const err = new Error(`event writer thread failed: ${e.message}`);
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
-  };
+  worker.onerror = (e) => died(`the event writer thread failed: ${e.message}`);
+  worker.addEventListener("close", () => died("the event writer thread exited"));
   const call = <T>(req: WriterRequest, transfer: ArrayBuffer[] = []) =>
     new Promise<T>((resolve, reject) => {
+      if (dead) return reject(new Error(dead));
       const rid = ++nextRid;
       waiting.set(rid, { resolve: resolve as (v: unknown) => void, reject });
       worker.postMessage({ rid, req }, transfer);
@@ -180,8 +214,10 @@ export function workerWriter(path: string): WriterChannel {
         await checkpoints.close();
         await call<void>({ op: "close" });
       } finally {
+        closing = true;
         worker.terminate();
       }
     },
+    problem: () => dead ?? checkpoints.problem(),
   };
 }

@@ -60,7 +60,7 @@ export function unwrapNodeCommand(value: unknown): { ok: true; node_id: unknown;
   if ("version" in body || "message" in body) {
     if (body.version !== 2) return { ok: false, code: "unsupported_version", message: `unsupported protocol version ${JSON.stringify(body.version ?? null)}; this proxy speaks version 2` };
     const v = variant(body.message);
-    if (!v || v.kind !== "NodeCommand") return { ok: false, code: "unknown_kind", message: "the proxy accepts NodeCommand messages only" };
+    if (v?.kind !== "NodeCommand") return { ok: false, code: "unknown_kind", message: "the proxy accepts NodeCommand messages only" };
     body = v.payload as Record<string, unknown>;
   } else if ("NodeCommand" in body) {
     body = body.NodeCommand as Record<string, unknown>;

@@ -168,7 +168,7 @@ function value(el: Element | undefined): XmlRpcValue {
 
 export function parseMethodCall(xml: string): { method: string; params: XmlRpcValue[] } | null {
   const doc = parseXml(xml);
-  if (!doc || doc.name !== "methodCall") return null;
+  if (doc?.name !== "methodCall") return null;
   const method = child(doc, "methodName")?.text.trim();
   if (!method) return null;
   const params = (child(doc, "params")?.children ?? []).filter((p) => p.name === "param").map((p) => value(child(p, "value")));

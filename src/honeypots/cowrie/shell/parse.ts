@@ -167,7 +167,7 @@ export function parseLine(line: string): Parsed {
     const op = token.value;
     if (op.includes(">") || op.includes("<")) {
       const next = tokens[t + 1];
-      if (!next || next.kind !== "word") return { ok: false, token: next?.kind === "op" ? next.value : "newline" };
+      if (next?.kind !== "word") return { ok: false, token: next?.kind === "op" ? next.value : "newline" };
       command.redirects.push(...redirectOf(op, next.parts));
       t++;
       continue;

@@ -1,0 +1,79 @@
+/**
+ * Makes sure the programs the tests drive are installed; npm runs it before `npm test`
+ * ("pretest"), so the README's test command alone works on a fresh Debian machine.
+ *
+ * Nothing missing: prints nothing. Missing and apt-get usable (root, or sudo without a
+ * password): one `apt-get update`, then installs just the missing packages, quietly. Otherwise
+ * it names the exact command to run and fails, rather than letting tests fail one by one.
+ *
+ *   bun scripts/test-deps.ts           check, install what is missing
+ *   bun scripts/test-deps.ts --check   check only; exit 1 and say what is missing
+ */
+
+/** Program → the Debian package that provides it, and which tests use it. */
+export const TEST_TOOLS = [
+  { command: ["ssh"], pkg: "openssh-client", usedBy: "the cowrie, walkthrough and end-to-end tests (a real OpenSSH client)" },
+  { command: ["curl"], pkg: "curl", usedBy: "the honnypotter and end-to-end tests" },
+  { command: ["git"], pkg: "git", usedBy: "the git catalogue tests" },
+  { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },
+  { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI test (headless browser)" },
+  { command: ["ip"], pkg: "iproute2", usedBy: "the README walkthrough test (its own network namespace)" },
+] as const;
+
+export type TestTool = (typeof TEST_TOOLS)[number];
+
+/** The path of the first of the tool's commands found on PATH, or null. */
+export function findTool(tool: TestTool): string | null {
+  for (const c of tool.command) {
+    const path = Bun.which(c);
+    if (path) return path;
+  }
+  return null;
+}
+
+function missing(): TestTool[] {
+  return TEST_TOOLS.filter((t) => findTool(t) === null);
+}
+
+function installCommand(pkgs: string[]): string {
+  return `apt-get install -y ${pkgs.join(" ")}`;
+}
+
+/** How to run apt-get here: directly as root, through sudo when it needs no password, or not at all. */
+function aptPrefix(): string[] | null {
+  if (!Bun.which("apt-get")) return null;
+  if (process.getuid?.() === 0) return [];
+  if (Bun.which("sudo") && Bun.spawnSync(["sudo", "-n", "true"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0) return ["sudo", "-n"];
+  return null;
+}
+
+function apt(prefix: string[], args: string[]): { ok: boolean; output: string } {
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const r = Bun.spawnSync([...prefix, "apt-get", ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  return { ok: r.exitCode === 0, output: `${r.stdout.toString()}${r.stderr.toString()}`.trim() };
+}
+
+function fail(lack: TestTool[], why: string): never {
+  const pkgs = lack.map((t) => t.pkg);
+  console.error(`test-deps: the tests need ${lack.map((t) => `${t.command[0]} (${t.pkg}: ${t.usedBy})`).join(", ")}.`);
+  console.error(`test-deps: ${why}. Install them, then run the tests again:\n\n    ${installCommand(pkgs)}\n`);
+  process.exit(1);
+}
+
+function main(): void {
+  const lack = missing();
+  if (lack.length === 0) return;
+  if (process.argv.includes("--check")) fail(lack, "not installed");
+  const prefix = aptPrefix();
+  if (!prefix) fail(lack, Bun.which("apt-get") ? "apt-get needs root (or sudo without a password) to install them" : "this is not a Debian-like system with apt-get");
+  const pkgs = lack.map((t) => t.pkg);
+  console.error(`test-deps: installing ${pkgs.join(", ")} with apt-get (needed by ${lack.map((t) => t.usedBy).join("; ")})`);
+  const update = apt(prefix, ["update", "-qq"]);
+  if (!update.ok) fail(lack, `apt-get update failed:\n${update.output}\n`);
+  const install = apt(prefix, ["install", "-y", "-qq", "--no-install-recommends", ...pkgs]);
+  if (!install.ok) fail(lack, `apt-get install failed:\n${install.output}\n`);
+  const still = missing();
+  if (still.length > 0) fail(still, "apt-get installed the packages, but the programs are still not on PATH");
+}
+
+if (import.meta.main) main();

@@ -1,0 +1,50 @@
+/**
+ * `npm test` on a fresh machine: its pretest step (scripts/test-deps.ts) installs the programs
+ * the tests drive, or says exactly what to install; and no test skips itself when one is missing.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync, readdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { BUN, ROOT, tempDir } from "../helpers";
+
+const SCRIPT = join(ROOT, "scripts", "test-deps.ts");
+
+function deps(args: string[], path: string) {
+  const r = Bun.spawnSync([BUN, SCRIPT, ...args], { env: { ...process.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+test("npm's pretest runs the test-deps step, so `npm test` alone suffices", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+  expect(pkg.scripts.pretest).toBe("bun scripts/test-deps.ts");
+});
+
+test("with the programs installed it checks quietly", () => {
+  expect(deps(["--check"], process.env.PATH!)).toEqual({ code: 0, stdout: "", stderr: "" });
+});
+
+test("without them and without apt-get it names the exact command and fails", () => {
+  using dir = tempDir();
+  symlinkSync(BUN, join(dir.path, "bun"));
+  const r = deps([], dir.path);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain("test-deps: the tests need ssh (openssh-client: ");
+  expect(r.stderr).toContain("this is not a Debian-like system with apt-get");
+  expect(r.stderr).toContain("\n    apt-get install -y openssh-client curl git openssl chromium iproute2\n");
+});
+
+test("no test skips itself or needs sshpass (OpenSSH takes passwords through SSH_ASKPASS)", () => {
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.ts$/.test(e.name) && p !== import.meta.path) {
+        const text = readFileSync(p, "utf8");
+        for (const bad of [/\.skipIf\(/, /\.skip\(/, /["'`]sshpass\b|sshpass -p/]) if (bad.test(text)) offenders.push(`${p.slice(ROOT.length + 1)}: ${bad.source}`);
+      }
+    }
+  };
+  walk(join(ROOT, "tests"));
+  expect(offenders).toEqual([]);
+});
