@@ -54,7 +54,7 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
     // The one place a REST request's principal is established (and rate-limited), before routing.
     .onRequest(({ request, server }) => {
       const address = server?.requestIP(request)?.address ?? "unknown";
-      const outcome = security.authorize(request, pathOf(request.url), address);
+      const outcome = security.guard.check(request) ?? security.authorize(request, pathOf(request.url), address);
       if (outcome.ok) {
         if (security.tokens.enabled) security.principals.set(request, outcome.principal);
         return;
@@ -62,7 +62,7 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
       refusals.warn(`${address}:${outcome.code}`, { remote: address, method: request.method, path: pathOf(request.url), code: outcome.code }, "request refused");
       const headers: Record<string, string> = {};
       if (outcome.status === 401) headers["www-authenticate"] = 'Bearer realm="honeybee"';
-      if (outcome.retryAfter) headers["retry-after"] = String(outcome.retryAfter);
+      if ("retryAfter" in outcome && outcome.retryAfter) headers["retry-after"] = String(outcome.retryAfter);
       return json(outcome.status, errorBody(outcome.code, outcome.message), headers);
     })
     .onError({ as: "global" }, ({ code, error, request }) => {

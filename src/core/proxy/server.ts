@@ -11,6 +11,7 @@ import type { Server, ServerWebSocket } from "bun";
 import type { Logger } from "../../log";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { hasRole, presentedToken, type Principal, type Security } from "../auth";
+import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { TlsOptions } from "../tls";
 import { variant, type CommandAck } from "../../protocol/messages";
 import type { FeedHub } from "./feed-hub";
@@ -73,6 +74,8 @@ export function unwrapNodeCommand(value: unknown): { ok: true; node_id: unknown;
 
 export function startProxy(opts: ProxyOptions): ProxyHandle {
   const { hub, logger, security } = opts;
+  // A page retrying a refused socket in a loop must not become a flood of log lines.
+  const refusals = new RateLimitedLog(logger);
   let clients = 0;
   let cutOff = 0;
 
@@ -109,6 +112,8 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     hostname: opts.host,
     port: opts.port,
     tls: opts.tls,
+    // Nothing here takes a body; Bun cuts off a larger one while it streams in.
+    maxRequestBodySize: opts.maxMessageBytes,
     fetch(req, srv) {
       const url = new URL(req.url);
       if (url.pathname !== "/" && url.pathname !== "/ws") {
@@ -117,9 +122,10 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
       const parsed = parseFeedFilter(url.searchParams);
       if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
       const remote = srv.requestIP(req)?.address ?? "unknown";
-      const auth = security.authorize(req, url.pathname, remote);
+      const auth = security.guard.check(req) ?? security.authorize(req, url.pathname, remote);
       if (!auth.ok) {
-        const headers: Record<string, string> = auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
+        if (auth.status === 403 || auth.status === 421) refusals.warn(`${remote}:${auth.code}`, { remote, code: auth.code, origin: req.headers.get("origin") }, "WebSocket upgrade refused");
+        const headers: Record<string, string> = "retryAfter" in auth && auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
         return Response.json({ error: { code: auth.code, message: auth.message } }, { status: auth.status, headers });
       }
       if (!security.connections.ws.acquire(remote)) {
@@ -164,6 +170,8 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     },
   });
   const detach = hub.attach(server);
+  // A page served from this port is this server's own origin (see auth/browser.ts).
+  security.guard.ownPorts.add(server.port!);
 
   return {
     get port() {
