@@ -8,8 +8,8 @@
  * - a browser's `Origin` on a WebSocket upgrade or a state-changing request must be Core's own
  *   (same host and one of Core's ports) or in `allowed_origins` (403);
  * - a state-changing request's body is `application/json` (415), which a page can only send
- *   after a CORS preflight that Core never grants;
- * - a declared body over the limit is refused at once (413; Bun cuts chunked ones off).
+ *   after a CORS preflight that Core never grants.
+ * (Bodies over max_message_bytes never get this far: Bun answers 413 while they stream in.)
  * Clients that are not browsers (CLI, curl, nodes, the standalone proxy) send no Origin and a
  * Host they dialled, so they pass. Each check is a header read and a set lookup.
  */
@@ -17,7 +17,7 @@ import { networkInterfaces, hostname } from "node:os";
 
 export interface Refusal {
   ok: false;
-  status: 403 | 413 | 415 | 421;
+  status: 403 | 415 | 421;
   code: string;
   message: string;
 }
@@ -26,7 +26,6 @@ export interface GuardConfig {
   host: string;
   allowed_hosts: string[];
   allowed_origins: string[];
-  max_message_bytes: number;
 }
 
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
@@ -56,7 +55,6 @@ export class RequestGuard {
   private readonly origins: Set<string>;
   /** Ports of Core's own listeners (REST and proxy): a page served from one of them is Core's own. */
   readonly ownPorts = new Set<number>();
-  private readonly maxBody: number;
   // Clients send the same Host on every request; one remembered answer saves the parse.
   private lastHost = "";
   private lastHostOk = false;
@@ -73,7 +71,6 @@ export class RequestGuard {
     this.anyHost = config.allowed_hosts.includes("*");
     for (const h of config.allowed_hosts) this.names.add(hostName(h));
     this.origins = new Set(config.allowed_origins.map((o) => o.toLowerCase().replace(/\/$/, "")));
-    this.maxBody = config.max_message_bytes;
   }
 
   /** A name (no port) that may appear in Host: loopback, one of Core's addresses, or allowed_hosts. */
@@ -127,9 +124,6 @@ export class RequestGuard {
       }
     }
     const length = headers.get("content-length");
-    if (length !== null && Number(length) > this.maxBody) {
-      return { ok: false, status: 413, code: "payload_too_large", message: `the request body is larger than ${this.maxBody} bytes (max_message_bytes)` };
-    }
     // A request without a body carries nothing a form could forge beyond what Origin covers.
     const hasBody = (length !== null && length !== "0") || headers.get("transfer-encoding") !== null;
     if (changes && hasBody && !JSON_TYPE.test(headers.get("content-type") ?? "")) {
