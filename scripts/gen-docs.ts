@@ -48,6 +48,8 @@ const table = (head: string[], rows: unknown[][]) =>
 
 export function typeOf(s: Json): string {
   if (!s || typeof s !== "object") return "any";
+  // OpenAPI 3.0 says a field may be null with `nullable`, beside its type.
+  if (s.nullable) return `${typeOf({ ...s, nullable: false })} or null`;
   if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
   if (s.anyOf) return [...new Set((s.anyOf as Json[]).map(typeOf))].join(" or ");
   if (s.type === "array") return `array of ${typeOf(s.items)}`;
@@ -113,7 +115,8 @@ function renderOperation(method: string, path: string, op: Json): string {
   for (const [status, res] of Object.entries<Json>(op.responses ?? {})) {
     const schema = res.content?.["application/json"]?.schema;
     if (Number(status) >= 400) {
-      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`.`);
+      const example = res.content?.["application/json"]?.example;
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`${example ? `, e.g. \`${JSON.stringify(example)}\`` : ""}.`);
       continue;
     }
     out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}`);

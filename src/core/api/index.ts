@@ -77,8 +77,11 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
         return json(404, errorBody("not_found", `no such path: ${request.method} ${path}`));
       }
       if (code === "VALIDATION") {
-        const first = (error as { all?: { path?: string; summary?: string; message?: string }[] }).all?.[0];
-        const detail = first ? `${first.path || "body"}: ${first.summary ?? first.message}` : error.message;
+        // Query strings are checked by ./query.ts; what Elysia validates is a path parameter or the body.
+        const { type, all } = error as { type?: string; all?: { path?: string; summary?: string; message?: string }[] };
+        const first = all?.[0];
+        const where = type === "params" ? "path parameter" : (type ?? "body");
+        const detail = first ? `${where}${first.path ? " " + first.path.replace(/^\//, "") : ""}: ${first.summary ?? first.message}` : error.message;
         return json(400, errorBody("bad_request", `invalid request: ${detail}`));
       }
       if (code === "PARSE") return json(400, errorBody("bad_json", "request body is not valid JSON"));
@@ -102,7 +105,11 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
             version: API_VERSION,
             description:
               "Backend API of HoneyBee Core, the honeypot management service: the registry of nodes and honeypots, events, statistics and node commands. " +
-              "Node ids are unsigned 64-bit integers and are written as exact JSON integers. Errors have the shape `{\"error\":{\"code\",\"message\"}}`.",
+              "Node ids are unsigned 64-bit integers and are written as exact JSON integers. Errors have the shape `{\"error\":{\"code\",\"message\"}}`. " +
+              "Every operation refuses, before anything else: a Host header that is not Core's (421 `misdirected_request`; see `allowed_hosts`), a browser Origin " +
+              "that is not Core's own on a WebSocket or a state-changing request (403 `forbidden_origin`; see `allowed_origins`), a request body that is not " +
+              "`application/json` (415 `unsupported_media_type`), a body over `max_message_bytes` (413, while it streams in), and a query parameter it does not take (400). " +
+              "A token goes in `Authorization: Bearer`; `?token=` is accepted on WebSocket upgrades only.",
           },
           tags: [
             { name: "Health", description: "Liveness" },
