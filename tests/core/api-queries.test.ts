@@ -4,8 +4,10 @@
  * and each operation's documented 400 is an answer that operation really gives.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { stringify } from "../../src/protocol/json";
-import { EventStreamClient, WsClient, getJson, startTestCore } from "../helpers";
+import { EventStreamClient, ROOT, WsClient, getJson, startTestCore } from "../helpers";
 
 describe("query parameters", () => {
   test("a bad value names its parameter, not the body", async () => {
@@ -122,10 +124,11 @@ describe("OpenAPI error examples", () => {
     expect(new Set(messages).size).toBe(messages.length);
   });
 
-  test("events[].node_id is nullable", async () => {
+  test("events[].node_id is nullable, in OpenAPI and in docs/api.md", async () => {
     await using core = await startTestCore();
     const doc = (await getJson(`${core.api}/swagger/json`)).body;
     const event = doc.paths["/api/v1/events"].get.responses["200"].content["application/json"].schema.properties.events.items;
     expect(event.properties.node_id).toMatchObject({ format: "uint64", nullable: true });
+    expect(readFileSync(join(ROOT, "docs", "api.md"), "utf8")).toContain("| `events[].node_id` | integer (u64, exact) or null | yes |");
   });
 });
