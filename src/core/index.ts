@@ -105,6 +105,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
+      dbPath: config.db,
       plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });

@@ -38,11 +38,23 @@ export interface ApiOptions {
   logger: Logger;
   security: Security;
   plugins: Elysia<any, any, any, any, any, any, any>[];
+  /** The database file, named in the log line when a query finds it damaged. */
+  dbPath?: string;
   /** Bun WebSocket settings for the backend stream. */
   websocket?: { maxPayloadLength: number; backpressureLimit: number };
 }
 
-export function createApi({ logger, security, plugins, websocket }: ApiOptions) {
+/** The SQLite error behind a failure when it says the file is damaged (drivers may wrap it in `cause`). */
+function sqliteDamage(error: unknown): Error | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")) return e;
+  }
+  return null;
+}
+
+export function createApi({ logger, security, plugins, websocket, dbPath = "(database)" }: ApiOptions) {
+  let damageLoggedAt = -Infinity;
   // A flood of refused requests must not become a flood of log lines.
   const refusals = new RateLimitedLog(logger);
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -85,6 +97,19 @@ export function createApi({ logger, security, plugins, websocket }: ApiOptions) 
         return json(400, errorBody("bad_request", `invalid request: ${detail}`));
       }
       if (code === "PARSE") return json(400, errorBody("bad_json", "request body is not valid JSON"));
+      const damage = sqliteDamage(error);
+      if (damage) {
+        // Every request that touches the damaged pages fails alike; one line a minute says it.
+        const now = Date.now();
+        if (now - damageLoggedAt >= 60_000) {
+          damageLoggedAt = now;
+          logger.error(
+            { err: damage, url: request.url },
+            `database file ${dbPath} is damaged (${damage.message}): stop Core, check it with: sqlite3 ${dbPath} "PRAGMA integrity_check", then restore a backup or rescue the data with sqlite3's .recover`,
+          );
+        }
+        return json(500, errorBody("database_corrupt", "the database file is damaged; Core's log says how to check it (PRAGMA integrity_check)"));
+      }
       logger.error({ err: error, url: request.url }, "request failed");
       return json(500, errorBody("internal", "internal error; see Core's log"));
     })
