@@ -115,18 +115,18 @@ export class RequestGuard {
       };
     }
     const method = req.method;
-    const upgrade = headers.get("upgrade");
     const changes = method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
-    if (upgrade !== null || changes) {
-      const origin = headers.get("origin");
-      if (origin !== null && !this.originAllowed(origin, host)) {
-        return { ok: false, status: 403, code: "forbidden_origin", message: `requests from pages on ${origin} are not accepted; add it to allowed_origins if it is a console of yours` };
-      }
+    // A plain read (most requests) stops here: the Host check is what protects reads.
+    if (!changes && headers.get("upgrade") === null) return null;
+    const origin = headers.get("origin");
+    if (origin !== null && !this.originAllowed(origin, host)) {
+      return { ok: false, status: 403, code: "forbidden_origin", message: `requests from pages on ${origin} are not accepted; add it to allowed_origins if it is a console of yours` };
     }
+    if (!changes) return null;
     const length = headers.get("content-length");
     // A request without a body carries nothing a form could forge beyond what Origin covers.
     const hasBody = (length !== null && length !== "0") || headers.get("transfer-encoding") !== null;
-    if (changes && hasBody && !JSON_TYPE.test(headers.get("content-type") ?? "")) {
+    if (hasBody && !JSON_TYPE.test(headers.get("content-type") ?? "")) {
       return { ok: false, status: 415, code: "unsupported_media_type", message: `${method} takes a JSON body: send Content-Type: application/json` };
     }
     return null;
