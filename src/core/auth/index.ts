@@ -25,7 +25,7 @@ export class Security {
   readonly api: RateLimiter;
   readonly wsCommands: RateLimiter;
   readonly authFailures: RateLimiter;
-  /** Host, Origin, media type and body size: checked before authentication (see browser.ts). */
+  /** Host, Origin and media type: checked before authentication and routing (see browser.ts). */
   readonly guard: RequestGuard;
   readonly counters = { auth_failures: 0, forbidden: 0 };
   readonly connections: { node: ConnectionCounter; events: ConnectionCounter; ws: ConnectionCounter };

@@ -115,17 +115,21 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     // Nothing here takes a body; Bun cuts off a larger one while it streams in.
     maxRequestBodySize: opts.maxMessageBytes,
     fetch(req, srv) {
+      const remote = srv.requestIP(req)?.address ?? "unknown";
+      const refused = security.guard.check(req);
+      if (refused) {
+        refusals.warn(`${remote}:${refused.code}`, { remote, code: refused.code, origin: req.headers.get("origin") }, "WebSocket upgrade refused");
+        return Response.json({ error: { code: refused.code, message: refused.message } }, { status: refused.status });
+      }
       const url = new URL(req.url);
       if (url.pathname !== "/" && url.pathname !== "/ws") {
         return Response.json({ error: { code: "not_found", message: "connect a WebSocket client to / or /ws" } }, { status: 404 });
       }
       const parsed = parseFeedFilter(url.searchParams);
       if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
-      const remote = srv.requestIP(req)?.address ?? "unknown";
-      const auth = security.guard.check(req) ?? security.authorize(req, url.pathname, remote);
+      const auth = security.authorize(req, url.pathname, remote);
       if (!auth.ok) {
-        if (auth.status === 403 || auth.status === 421) refusals.warn(`${remote}:${auth.code}`, { remote, code: auth.code, origin: req.headers.get("origin") }, "WebSocket upgrade refused");
-        const headers: Record<string, string> = "retryAfter" in auth && auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
+        const headers: Record<string, string> = auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
         return Response.json({ error: { code: auth.code, message: auth.message } }, { status: auth.status, headers });
       }
       if (!security.connections.ws.acquire(remote)) {
