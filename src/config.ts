@@ -58,7 +58,7 @@ export const CoreConfig = Type.Object({
   allowed_hosts: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
     default: [],
     description:
-      "Host names REST and the WebSocket proxy answer to besides loopback names and the addresses Core listens on (e.g. Core's DNS name, for `honeybee proxy --backend` or a reverse proxy); other Host headers get 421, which stops DNS rebinding. `*` turns the check off.",
+      "Host names REST and the WebSocket proxy answer to besides loopback names and the addresses Core listens on (e.g. Core's DNS name, for `honeybee proxy --backend` or a reverse proxy); other Host headers get 421, which stops DNS rebinding. `*` turns the check off. In the environment a JSON array: `HONEYBEE_ALLOWED_HOSTS='[\"honeybee.example.org\"]'`.",
   }),
   allowed_origins: Type.Array(Type.String({ pattern: "^https?://[^/?#@]+/?$" }), {
     default: [],

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultCoreConfig } from "../../src/config";
 import { Security } from "../../src/core/auth";
@@ -118,6 +118,16 @@ describe("a Host that is not Core's gets 421 (DNS rebinding)", () => {
     const proxied = await upgrade(core.ports.ws, "/", { host: `evil.example:${core.ports.ws}`, origin: `http://evil.example:${core.ports.ws}` });
     expect(proxied.status).toBe(421);
     expect((await upgrade(core.ports.ws, "/", { host: `localhost:${core.ports.ws}` })).status).toBe(101);
+  });
+
+  test("bound to every address, Core answers to each of its addresses and its host name", async () => {
+    await using core = await startTestCore({ host: "0.0.0.0", insecure: true });
+    const port = core.ports.api;
+    const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => (a.family === "IPv6" ? `[${a.address}]` : a.address)));
+    for (const host of [...own, hostname()]) {
+      expect({ host, status: (await curl(["-H", `Host: ${host}:${port}`, `http://127.0.0.1:${port}/health`])).status }).toEqual({ host, status: 200 });
+    }
+    expect((await curl(["-H", `Host: evil.example:${port}`, `http://127.0.0.1:${port}/health`])).status).toBe(421);
   });
 
   test("the standalone proxy and the CLI still work against a guarded Core", async () => {
