@@ -8,7 +8,9 @@
 import { Elysia, t } from "elysia";
 import type { EventQueries, TopEntry } from "../../db/event-store";
 import type { Ingest } from "../ingest/types";
+import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
+import { queryParams } from "./query";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
 const MAX_WINDOW_HOURS = 366 * 24;
@@ -82,6 +84,13 @@ export const Stats = t.Object(
 
 export type Stats = typeof Stats.static;
 
+const StatsQuery = queryParams(
+  Type.Object({
+    window: Type.Optional(Type.String({ description: "Window for the counts and top lists: hours or days, e.g. `24h`, `7d`.", default: "24h", example: "24h" })),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Entries per top list.", example: 10 })),
+  }),
+);
+
 export function parseWindow(raw: string): number {
   const m = WINDOW.exec(raw);
   const hours = m ? Number(m[1]) * (m[2] === "d" ? 24 : 1) : NaN;
@@ -92,7 +101,8 @@ export function parseWindow(raw: string): number {
 export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"] }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
-    async ({ query }) => {
+    async ({ request }) => {
+      const query = StatsQuery.parse(request.url);
       const window = query.window ?? "24h";
       const windowMs = parseWindow(window);
       await deps.ingest.countsSettled();
@@ -109,11 +119,8 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
       };
     },
     {
-      query: t.Object({
-        window: t.Optional(t.String({ description: "Window for the counts and top lists: hours or days, e.g. `24h`, `7d`.", default: "24h", example: "24h" })),
-        top: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10, description: "Entries per top list.", example: 10 })),
-      }),
-      response: { 200: Stats, ...errorResponses(400) },
-      detail: { tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
+      response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
+      detail: {
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
     },
   );
