@@ -46,3 +46,69 @@ test("a stalled writer pauses reading: pending events stay bounded with many fas
     db.$client.close();
   }
 });
+
+/** A producer that never runs dry: writes `chunk` again and again as fast as the socket takes it, and counts the acks. */
+async function blaster(port: number, chunk: Buffer) {
+  const p = { acked: 0, socket: null as any, stop: false };
+  let off = 0;
+  let text = "";
+  const pump = (s: any) => {
+    while (!p.stop) {
+      const n = s.write(chunk.subarray(off));
+      if (n <= 0) return;
+      off = (off + n) % chunk.length;
+      if (off !== 0) return;
+    }
+  };
+  p.socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data: (_s, d) => {
+        text += d.toString();
+        const lines = text.split("\n");
+        text = lines.pop()!;
+        for (const l of lines) p.acked = Math.max(p.acked, JSON.parse(l).message.EventAck.seq);
+      },
+      drain: (s) => pump(s),
+    },
+  });
+  p.socket.write('{"version":2,"message":{"EventStreamHello":{"acks":true}}}\n');
+  pump(p.socket);
+  return p;
+}
+
+test("fair reading: every one of several producers blasting at once is read, not just the first few", async () => {
+  using dir = tempDir();
+  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 16000, batch_size: 4000, log_events: false });
+  const db = openDatabase(config.db);
+  const gate = Promise.withResolvers<void>();
+  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
+  const socket = startEventSocket({ host: "127.0.0.1", port: 0, ingest, config, logger: silentLogger() });
+  const PRODUCERS = 8;
+  const producers: Awaited<ReturnType<typeof blaster>>[] = [];
+  try {
+    const pad = "p".repeat(200);
+    for (let k = 0; k < PRODUCERS; k++) {
+      const chunk = Buffer.from(Array.from({ length: 2000 }, (_, i) => `{"eventid":"fair.p${k}","src_ip":"10.0.${k}.${i % 250}","pad":"${pad}"}\n`).join(""));
+      producers.push(await blaster(socket.port, chunk));
+    }
+    await until(() => ingest.isOverloaded, "the stalled writer overloads the pipeline");
+    gate.resolve();
+    // Until the producers together got 60 rounds of the pending limit through.
+    const TOTAL = 60 * config.max_pending_events;
+    await until(() => producers.reduce((n, p) => n + p.acked, 0) >= TOTAL, `${TOTAL} events acknowledged`, 6000);
+    const acked = producers.map((p) => p.acked);
+    // A fair share each, within half again (unfair reading gave one 3.6 shares and the seven others 0.6).
+    const fair = TOTAL / PRODUCERS;
+    expect(acked.filter((n) => n < fair / 1.5 || n > fair * 1.5)).toEqual([]);
+  } finally {
+    for (const p of producers) {
+      p.stop = true;
+      p.socket.end();
+    }
+    await socket.stop();
+    await ingest.stop();
+    db.$client.close();
+  }
+});

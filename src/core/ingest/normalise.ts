@@ -57,8 +57,13 @@ export interface EventRecord {
 export interface NormaliseContext {
   /** Receive time in ms: the timestamp of an event that has none. */
   receivedAt: number;
-  /** The sender's node (control connection or EventStreamHello), when it proved one. */
+  /** The sender's node (control connection or EventStreamHello), when it named one. */
   nodeId: bigint | null;
+  /**
+   * The sender proved it is `nodeId` (a registered control connection, an authenticated event
+   * stream): its events are that node's, whatever node_id they carry.
+   */
+  nodeProven?: boolean;
   /** Registry lookup for events that name a pot but no node. */
   nodeOfPot(potId: string): bigint | null;
 }
@@ -223,7 +228,8 @@ function build(ctx: NormaliseContext, p: Parts): NormaliseResult {
   if (potId === undefined) return fail(`pot_id must be a string of at most ${MAX_POT_ID} characters`);
   const potType = label(p.potType, MAX_POT_TYPE);
   if (potType === undefined) return fail(`pot_type must be a string of at most ${MAX_POT_TYPE} characters`);
-  nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
+  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
 
   let ts = parseTimestamp(p.timestamp);
   if (ts === null) {
@@ -357,7 +363,8 @@ export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent 
     nodeId = u64OfDigits(s.nodeDigits);
     if (nodeId === null) return null;
   }
-  nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
+  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
   const time = s.timestamp ?? s.time;
   let ts = parseTimestamp(time);
   if (ts === null) {

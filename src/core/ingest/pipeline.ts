@@ -133,7 +133,9 @@ export class EventPipeline implements Ingest {
   // ---- Ingest ----------------------------------------------------------------------------
 
   submit(obj: unknown, source: IngestSource): string | null {
-    const r = normalise(obj, { receivedAt: Date.now(), nodeId: source.nodeId ?? null, nodeOfPot: this.opts.nodeOfPot });
+    // A proven sender (the control channel's registered node) owns its events, whatever they say.
+    const nodeId = source.nodeId ?? null;
+    const r = normalise(obj, { receivedAt: Date.now(), nodeId, nodeProven: nodeId !== null, nodeOfPot: this.opts.nodeOfPot });
     if (!r.ok) {
       this.reject(null, source.remote, "invalid_event", r.error);
       return r.error;
