@@ -4,10 +4,13 @@
  * A connection must open with NodeRegistration; everything it sends afterwards is about that
  * node. A bad message is answered with an `Error` message and skipped; it never affects other
  * connections. Buffers are bounded by `maxMessageBytes` per message and a write queue per peer.
+ * PotEvent and PotLog feed the event pipeline like the event socket does, with the same
+ * backpressure: while the pipeline is overloaded, connections stop reading.
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "../log";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
+import { nestedDeeperThan } from "../protocol/depth";
 import { parseWithIds, stringify } from "../protocol/json";
 import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
@@ -24,6 +27,8 @@ export interface NodeChannelOptions {
   host: string;
   port: number;
   maxMessageBytes: number;
+  /** Deepest nesting of a message (`max_nesting_depth`); deeper ones are refused unparsed. */
+  maxNestingDepth?: number;
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
@@ -45,12 +50,25 @@ interface Conn {
   nodeId: bigint | null;
   link: NodeLink;
   remote: string;
+  /** Reading stopped while the event pipeline is overloaded. */
+  paused: boolean;
 }
 
 export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const { registry, ingest, logger } = opts;
   const warn = new RateLimitedLog(logger);
+  const maxDepth = opts.maxNestingDepth ?? 64;
   let connections = 0;
+  const sockets = new Set<Socket<Conn>>();
+  const unsubscribe = ingest.onPressure((overloaded) => {
+    if (overloaded) return;
+    for (const s of sockets) {
+      if (s.data.paused) {
+        s.data.paused = false;
+        s.resume();
+      }
+    }
+  });
 
   const reply = (c: Conn, code: string, message: string) => {
     warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);
@@ -115,6 +133,12 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   };
 
   const onLine = (c: Conn, socket: Socket<Conn>, text: string) => {
+    if (nestedDeeperThan(text, maxDepth)) {
+      const message = `message nested deeper than ${maxDepth} levels (${text.length} bytes); skipped`;
+      ingest.reject(null, c.remote, "too_deep", message);
+      c.link.send("Error", { code: "too_deep", message });
+      return;
+    }
     let value: unknown;
     try {
       value = parseWithIds(text);
@@ -157,7 +181,8 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes), writer, nodeId: null, link, remote };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes), writer, nodeId: null, link, remote, paused: false };
+        sockets.add(socket);
       },
       data(socket, chunk) {
         const c = socket.data;
@@ -166,6 +191,10 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
           line: (text) => onLine(c, socket, text),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
         });
+        if (ingest.isOverloaded && !c.paused) {
+          c.paused = true;
+          socket.pause();
+        }
       },
       drain(socket) {
         socket.data.writer.drain();
@@ -173,6 +202,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       close(socket) {
         const c = socket.data;
         if (!c) return;
+        sockets.delete(socket);
         connections--;
         opts.connections.release(c.remote);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
@@ -194,6 +224,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       return connections;
     },
     stop() {
+      unsubscribe();
       server.stop(true);
     },
   };

@@ -6,6 +6,12 @@ import { createIngest, startEventSocket } from "../../src/core/ingest";
 import { openDatabase } from "../../src/db";
 import { EventQueries } from "../../src/db/event-store";
 import { silentLogger } from "../../src/log";
+import { Security } from "../../src/core/auth";
+import { startNodeChannel } from "../../src/core/node-channel";
+import { Registry } from "../../src/core/registry";
+import { SqlNodeSecretStore } from "../../src/db/node-secret-store";
+import { RegistryStore } from "../../src/db/registry-store";
+import { stringify } from "../../src/protocol/json";
 import { EventStreamClient, tempDir, until } from "../helpers";
 
 // The pipeline as startCore wires it (real SQLite file, writer thread, event socket), with the
@@ -108,6 +114,67 @@ test("fair reading: every one of several producers blasting at once is read, not
       p.socket.end();
     }
     await socket.stop();
+    await ingest.stop();
+    db.$client.close();
+  }
+});
+
+// The control channel as startCore wires it, on the same pipeline with its writer stalled.
+test("PotEvent and PotLog on the control channel are under the same backpressure: pending stays bounded", async () => {
+  using dir = tempDir();
+  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 1000, batch_size: 200, log_events: false });
+  const db = openDatabase(config.db);
+  const bus = new MessageBus();
+  const gate = Promise.withResolvers<void>();
+  const overloaded = Promise.withResolvers<void>();
+  const registry = new Registry(new RegistryStore(db), bus, silentLogger(), config.heartbeat_timeout_ms);
+  const ingest = createIngest({ db, config, bus, registry, logger: silentLogger(), writerGate: () => gate.promise });
+  ingest.onPressure((on) => on && overloaded.resolve());
+  const security = new Security(config);
+  security.useNodeSecrets(new SqlNodeSecretStore(db));
+  const channel = startNodeChannel({
+    host: "127.0.0.1",
+    port: 0,
+    maxMessageBytes: config.max_message_bytes,
+    registry,
+    ingest,
+    onCommandResult: () => {},
+    connections: security.connections.node,
+    nodeAuth: security.nodeAuth,
+    logger: silentLogger(),
+  });
+  const nodes: EventStreamClient[] = [];
+  try {
+    const NODES = 4;
+    const PER = 6000;
+    const pad = "p".repeat(1500);
+    for (let k = 0; k < NODES; k++) {
+      // A node's stream: its registration, then events as fast as the socket takes them.
+      const node = await EventStreamClient.connect(channel.port);
+      const id = BigInt(4000 + k);
+      const lines = [stringify({ version: 2, message: { NodeRegistration: { node_id: id, node_name: `n${k}`, address: "127.0.0.1", port: 0, node_type: "Full" } } })];
+      for (let i = 0; i < PER; i++) {
+        const kind = i % 2 === 0 ? "PotEvent" : "PotLog";
+        const payload = kind === "PotEvent" ? { pot_id: "p", event_type: "bp.control", data: { pad } } : { pot_id: "p", log_type: "stdout", data: pad };
+        lines.push(stringify({ version: 2, message: { [kind]: payload } }));
+      }
+      node.send(lines);
+      nodes.push(node);
+    }
+    await overloaded.promise;
+    await until(() => nodes.every((n) => n.blocked), "every node blocked by TCP backpressure");
+    const slack = NODES * Math.ceil((512 * 1024) / 1500);
+    expect(ingest.counters.pending).toBeGreaterThanOrEqual(1000);
+    expect(ingest.counters.pending).toBeLessThanOrEqual(1000 + slack);
+
+    gate.resolve();
+    await until(() => ingest.counters.committed === NODES * PER, "every event committed", 3000);
+    expect(ingest.counters).toMatchObject({ received: NODES * PER, committed: NODES * PER, rejected: 0, pending: 0 });
+  } finally {
+    gate.resolve();
+    for (const n of nodes) n.close();
+    channel.stop();
+    registry.stop();
     await ingest.stop();
     db.$client.close();
   }
