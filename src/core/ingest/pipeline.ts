@@ -69,7 +69,7 @@ const RETENTION_CHUNK = 2000;
 const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
-  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0 };
+  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0, unreadable_timestamps: 0 };
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
@@ -182,6 +182,7 @@ export class EventPipeline implements Ingest {
    */
   enqueue(ev: IngestEvent, tag: StreamTag | null, scan?: ScannedLine, bytes?: Uint8Array, at = -1): void {
     this.counters.received++;
+    if (ev.unreadableTimestamp) this.counters.unreadable_timestamps++;
     const b = (this.current ??= this.newBatch());
     const i = b.n++;
     b.ts[i] = ev.ts;
