@@ -11,7 +11,7 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
-import { eventLog, type EventLogger, type Logger } from "../../log";
+import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
@@ -46,6 +46,8 @@ interface Batch {
   eventsFrom: number;
   /** Streams in this batch → their line count when it was sealed. */
   tags: Map<StreamTag, number>;
+  /** Some event's data may hold a control character: its log lines are escaped. */
+  escape: boolean;
 }
 
 export interface PipelineOptions {
@@ -203,6 +205,7 @@ export class EventPipeline implements Ingest {
       b.dataLen += b.dataBuf.write(ev.text, b.dataLen);
     }
     b.dataEnds[i] = b.dataLen;
+    if (this.eventLine !== null && !b.escape && mayNeedEscaping(ev.text ?? scan!.line)) b.escape = true;
     if (ev.username !== null) countIn(b.users, ev.ts, ev.username);
     if (ev.password !== null) countIn(b.passwords, ev.ts, ev.password);
     b.events?.push(ev);
@@ -261,6 +264,7 @@ export class EventPipeline implements Ingest {
       events: null,
       eventsFrom: 0,
       tags: new Map(),
+      escape: false,
     };
   }
 
@@ -406,7 +410,7 @@ export class EventPipeline implements Ingest {
       fields.timestamp = isoTime(b.ts[i]!);
       fields.src_ip = b.ips[i] || null;
       const to = b.dataEnds[i]!;
-      line(fields, b.dataBuf, from, to);
+      line(fields, b.dataBuf, from, to, b.escape);
       from = to;
     }
   }
