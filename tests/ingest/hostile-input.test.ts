@@ -83,7 +83,8 @@ describe("node ids of proven senders", () => {
     c.send(stringify({ version: 2, message: { EventStreamHello: { node_id: 4242n, acks: true, totp_code: totpCode(key, step) } } }));
     c.send([
       '{"eventid":"fast.forged","node_id":999999}',
-      '{"eventid":"general.forged","node_id":31337,"nested":{"a":1}, "s":"\\u0041"}',
+      // An escape in a column: the general path.
+      '{"eventid":"general.forged","node_id":31337,"pot_id":"p\\u0031"}',
       stringify({ version: 2, message: { PotEvent: { node_id: 31337n, event_type: "envelope.forged", data: {} } } }),
       '{"eventid":"no.node"}',
     ]);
