@@ -31,6 +31,12 @@ export const CoreConfig = Type.Object({
   }),
   heartbeat_timeout_ms: Type.Integer({ minimum: 100, default: 90_000, description: "A node that sends nothing for this long becomes Unknown (three 30 s heartbeats)." }),
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message on any socket." }),
+  max_nesting_depth: Type.Integer({
+    minimum: 2,
+    maximum: 1000,
+    default: 64,
+    description: "Deepest nesting of objects and arrays in a message on 9001 and 9100 (the message itself is level 1); deeper messages are refused as `too_deep`.",
+  }),
   batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 16_384, description: "Events committed per transaction at most (a batch is sealed sooner when the writer is idle or after batch_delay_ms)." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
   max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),

@@ -81,6 +81,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         host: config.host,
         port: config.node_port,
         maxMessageBytes: config.max_message_bytes,
+        maxNestingDepth: config.max_nesting_depth,
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),

@@ -9,6 +9,7 @@ import { fromScanned, normalise, toIngestEvent, type IngestEvent, type Normalise
 import { parseEventLine } from "../../src/core/ingest/parse";
 import { dataBytes, dataText, newScannedLine, scanNativeLine, writeData } from "../../src/core/ingest/scan";
 import { eventLines } from "../../bench/ingest-events";
+import { nestedDeeperThan } from "../../src/protocol/depth";
 
 const ctx: NormaliseContext = { receivedAt: 1_700_000_000_000, nodeId: null, nodeOfPot: (p) => (p === "registered-pot" ? 42n : null) };
 const sampleLines = (name: string) => readFileSync(join(import.meta.dir, "samples", name), "utf8").split("\n").filter(Boolean);
@@ -142,5 +143,25 @@ describe("fast path for flat native events", () => {
       expectAgree(line, got);
     }
     expect(accepted).toBeGreaterThan(500);
+  });
+});
+
+describe("nesting depth", () => {
+  const levels = (n: number) => `{"eventid":"x.y","d":${"[".repeat(n - 1)}${"]".repeat(n - 1)}}`;
+
+  test("the fast path takes no line deeper than max_nesting_depth", () => {
+    expect(scanNativeLine(levels(4), newScannedLine(), 4)).toBe(true);
+    expect(scanNativeLine(levels(5), newScannedLine(), 4)).toBe(false);
+    expect(scanNativeLine('{"eventid":"x.y","a":{"b":{"c":{"d":{}}}}}', newScannedLine(), 4)).toBe(false);
+    expect(scanNativeLine(levels(33), newScannedLine(), 64)).toBe(true);
+  });
+
+  test("nestedDeeperThan counts brackets outside strings only", () => {
+    expect(nestedDeeperThan(levels(64), 64)).toBe(false);
+    expect(nestedDeeperThan(levels(65), 64)).toBe(true);
+    expect(nestedDeeperThan(`{"s":"${"[".repeat(100)}"}`, 2)).toBe(false);
+    expect(nestedDeeperThan(`{"s":"\\"${"{".repeat(100)}"}`, 2)).toBe(false);
+    expect(nestedDeeperThan(`{"s":"\\\\",${"[".repeat(3)}`, 3)).toBe(true);
+    expect(nestedDeeperThan("[".repeat(100_000), 64)).toBe(true);
   });
 });

@@ -32,6 +32,7 @@ export const Stats = t.Object(
         connections: t.Integer({ description: "Open event socket connections." }),
         pending: t.Integer({ description: "Events received and not yet committed." }),
         duplicates: t.Integer({ description: "Lines a node sent again after a reconnect that were already committed, skipped." }),
+        unreadable_timestamps: t.Integer({ description: "Events whose timestamp could not be read (not ISO 8601, RFC 2822 or unix time): stored at their receive time, the text kept in data.timestamp." }),
       },
       { description: "Counters of this Core process." },
     ),
@@ -61,7 +62,7 @@ export const Stats = t.Object(
       window: "24h",
       window_start: "2026-11-21T01:00:00.000Z",
       window_events: 61_204,
-      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0, duplicates: 0 },
+      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0, duplicates: 0, unreadable_timestamps: 2 },
       security: {
         auth_enabled: true,
         node_auth_enabled: true,
@@ -107,13 +108,13 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
       const windowMs = parseWindow(window);
       await deps.ingest.countsSettled();
       const s = deps.queries.stats(windowMs, query.top ?? 10);
-      const { received, committed, rejected, connections, pending, duplicates } = deps.ingest.counters;
+      const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,
         window,
         window_start: new Date(s.windowStart).toISOString(),
         window_events: s.windowEvents,
-        ingest: { received, committed, rejected, connections, pending, duplicates },
+        ingest: { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps },
         security: deps.security(),
         top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
       };
