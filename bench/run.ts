@@ -21,7 +21,7 @@ if (want("ingest")) {
 }
 if (want("feed")) {
   const { benchFeed } = await import("./feed");
-  console.log("## Live feed (fixed ingest rate fanned out to WebSocket subscribers)\n");
+  console.log("## Live feed (ingest rate raised until fan-out to WebSocket subscribers falls behind)\n");
   console.log(await benchFeed());
   console.log();
 }
