@@ -168,8 +168,8 @@ async function coreTemplate(path: string): Promise<void> {
   db.$client.close();
 }
 
-/** The same rows in the baselines' table: no secondary index, the line as data; (b+) has Core's page size. */
-function baselineTemplate(path: string, pageSize: number): void {
+/** `rows` prefilled events in the baselines' table: no secondary index, the line as data; (b+) has Core's page size. */
+export function baselineTemplate(path: string, pageSize: number, rows = PREFILL): void {
   const db = new Database(path, { create: true, strict: true });
   db.exec(`PRAGMA page_size = ${pageSize}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
   db.exec("CREATE TABLE events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, node_id TEXT, pot_id TEXT, pot_type TEXT, event_type TEXT NOT NULL, src_ip TEXT, data TEXT NOT NULL)");
@@ -182,7 +182,7 @@ function baselineTemplate(path: string, pageSize: number): void {
       insert.run(Date.parse(o.timestamp), String(o.node_id), o.pot_id, o.pot_type, o.eventid, o.src_ip, line);
     }
   });
-  for (let i = 0; i < PREFILL; i += 50_000) fill(i, Math.min(PREFILL, i + 50_000));
+  for (let i = 0; i < rows; i += 50_000) fill(i, Math.min(rows, i + 50_000));
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
 }
