@@ -1,20 +1,21 @@
 /**
  * Live-feed bench: how far fan-out goes. Events go into Core's event socket at a fixed rate
  * and out to 1, 100 and 1,000 WebSocket subscribers (in separate processes); the rate is
- * raised step by step (doubling) until delivery falls behind, for Core and for a raw
- * Bun.serve publishing the same frames, interleaved in the same run. Each step reports the
- * ingest rate the producer kept, frames offered (events/s x subscribers) and delivered (from
- * the first frame to the last), p50/p99 ingest-to-client latency and cut clients. A step keeps up when
- * delivered >= 95% of offered, p99 <= BENCH_FEED_P99_MS and no client was cut; the knee of
- * each server is its last step that kept up (and the first that did not). Each step starts a
- * fresh server and fresh subscribers.
+ * raised step by step (doubling) until delivery falls behind, then BENCH_FEED_REFINE steps
+ * halve the gap around the knee, for Core and for a raw Bun.serve publishing the same
+ * frames, interleaved in the same run. Each step reports the ingest rate the producer kept,
+ * frames offered (events/s x subscribers) and delivered (from the first frame to the last),
+ * p50/p99 ingest-to-client latency and cut clients. A step keeps up when delivered >= 95% of
+ * offered, p99 <= BENCH_FEED_P99_MS and no client was cut; the knee of each server is its
+ * highest rate that kept up below the lowest that did not. Each step starts a fresh server
+ * and fresh subscribers.
  *
  *   bun bench/feed.ts
  *   BENCH_FEED_SUBSCRIBERS=100 BENCH_FEED_RATE_MAX=8000 BENCH_FEED_SECONDS=1 bun bench/feed.ts   # quick run
  *
  * Env: BENCH_FEED_SUBSCRIBERS ("1,100,1000"), BENCH_FEED_RATE_START (1000 events/s),
  * BENCH_FEED_RATE_MAX (512000), BENCH_FEED_SECONDS (3 per step), BENCH_FEED_DRAIN_MS (3000),
- * BENCH_FEED_P99_MS (1000).
+ * BENCH_FEED_P99_MS (1000), BENCH_FEED_REFINE (2).
  */
 import { BUN, ROOT, firstJsonLine, lineReader, spawnCore, table } from "./lib";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ import { join } from "node:path";
 const RATE_START = Number(process.env.BENCH_FEED_RATE_START ?? 1000);
 const RATE_MAX = Number(process.env.BENCH_FEED_RATE_MAX ?? 512_000);
 const P99_MS = Number(process.env.BENCH_FEED_P99_MS ?? 1000);
+const REFINE = Number(process.env.BENCH_FEED_REFINE ?? 2);
 /** Delivered frames below this share of offered: the server fell behind. */
 const KEEP_UP = 0.95;
 const SECONDS = Number(process.env.BENCH_FEED_SECONDS ?? 3);
@@ -195,10 +197,19 @@ export async function benchFeed(): Promise<string> {
     }
     const knee = (server: Step["server"]) => {
       const mine = steps.filter((s) => s.server === server && s.subscribers === n && !s.producerLimited);
-      const kept = mine.filter((s) => s.keepsUp).at(-1);
-      const fell = mine.find((s) => !s.keepsUp);
+      const fell = mine.filter((s) => !s.keepsUp).sort((a, b) => a.rate - b.rate)[0];
+      const kept = mine.filter((s) => s.keepsUp && (!fell || s.rate < fell.rate)).sort((a, b) => a.rate - b.rate).at(-1);
       return { kept, fell, text: kept ? `${Math.round(kept.rate).toLocaleString("en-US")} events/s (${Math.round(kept.delivered).toLocaleString("en-US")} frames/s)` : "below the first step" };
     };
+    // Then halve the gap between the last rate that kept up and the first that did not
+    // (geometrically), BENCH_FEED_REFINE times, the servers again interleaved.
+    for (let i = 0; i < REFINE; i++) {
+      for (const server of ["core", "raw Bun.serve"] as const) {
+        const { kept, fell } = knee(server);
+        if (!kept || !fell || fell.rate / kept.rate < 1.2) continue;
+        steps.push(await step(server, n, Math.round(Math.sqrt(kept.rate * fell.rate) / 100) * 100));
+      }
+    }
     const c = knee("core");
     const r = knee("raw Bun.serve");
     const upTo = (server: Step["server"], k: ReturnType<typeof knee>) => {
@@ -208,7 +219,8 @@ export async function benchFeed(): Promise<string> {
     };
     knees.push([n, c.text, upTo("core", c), r.text, upTo("raw Bun.serve", r), c.kept && r.kept ? `${(c.kept.delivered / r.kept.delivered).toFixed(2)}` : "n/a"]);
   }
-  const rows = steps.map((s) => [
+  // In rate order; the run interleaved them.
+  const rows = [...steps].sort((a, b) => a.subscribers - b.subscribers || a.rate - b.rate || a.server.localeCompare(b.server)).map((s) => [
     s.server,
     s.subscribers,
     s.rate,
@@ -222,7 +234,7 @@ export async function benchFeed(): Promise<string> {
     s.producerLimited ? "producer limit" : s.keepsUp ? "yes" : "no",
   ]);
   return [
-    `Live feed: ${SECONDS} s per step, rates doubling from ${RATE_START.toLocaleString("en-US")} to at most ${RATE_MAX.toLocaleString("en-US")} events/s; keeps up = delivered >= ${KEEP_UP * 100}% of offered, p99 <= ${P99_MS} ms, no client cut.`,
+    `Live feed: ${SECONDS} s per step, rates doubling from ${RATE_START.toLocaleString("en-US")} to at most ${RATE_MAX.toLocaleString("en-US")} events/s, then ${REFINE} step(s) between the knee's two rates; keeps up = delivered >= ${KEEP_UP * 100}% of offered, p99 <= ${P99_MS} ms, no client cut.`,
     "",
     table(["server", "subscribers", "target events/s", "ingest events/s", "offered frames/s", "delivered frames/s (first to last frame)", "delivered", "p50 ms", "p99 ms", "cut clients", "keeps up"], rows),
     "",
