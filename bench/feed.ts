@@ -18,6 +18,7 @@
  * BENCH_FEED_P99_MS (1000), BENCH_FEED_REFINE (2).
  */
 import { BUN, ROOT, firstJsonLine, lineReader, spawnCore, table } from "./lib";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 
 const RATE_START = Number(process.env.BENCH_FEED_RATE_START ?? 1000);
@@ -153,6 +154,8 @@ async function step(server: Step["server"], n: number, rate: number): Promise<St
     stop = async () => {
       core.proc.kill("SIGTERM");
       await core.proc.exited;
+      // A database per step: dozens of them in a sweep.
+      rmSync(core.dir, { recursive: true, force: true });
     };
   } else {
     // Baseline: raw Bun.serve publishing the same frames.
