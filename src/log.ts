@@ -50,7 +50,9 @@ export interface EventLine {
  */
 export type EventLogger = (e: EventLine, data: Uint8Array, from: number, to: number, escape?: boolean) => void;
 
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+/** What an event log line must not carry raw: C0 and C1 controls, DEL, line and paragraph separators. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+export const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /**
  * Whether text (event data, or the line it was cut from) holds a character that the log must

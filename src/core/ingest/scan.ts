@@ -171,7 +171,7 @@ const MAX_LEVELS = 33;
  * nested deeper than `maxDepth` (`max_nesting_depth`): this path never takes one.
  */
 export function scanNativeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVELS): boolean {
-  const levels = maxDepth < MAX_LEVELS ? maxDepth : MAX_LEVELS;
+  const levels = Math.min(maxDepth, MAX_LEVELS);
   const n = t.length;
   out.eventid = "";
   out.nodeDigits = out.potId = out.potType = out.honeypotId = out.honeypotType = out.srcIp = out.username = out.password = null;
