@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describeKinds, findKind, loadCatalogue, parseManifest } from "../../src/catalogue/loader";
 import { BUILTIN_CATALOGUE } from "../../src/catalogue/paths";
 import type { Manifest } from "../../src/catalogue/manifest";
-import { expandArgv, potEnv, resolvePotConfig } from "../../src/catalogue/pot-config";
+import { expandArgv, insidePotDir, potEnv, resolvePotConfig } from "../../src/catalogue/pot-config";
 import { tempDir } from "../helpers";
 import { FIXTURE_CATALOGUE } from "./node-helpers";
 
@@ -87,5 +87,12 @@ describe("the built-in catalogue", () => {
     const cat = loadCatalogue(BUILTIN_CATALOGUE);
     expect(cat.problems).toEqual([]);
     for (const { manifest: m } of cat.kinds) expect(m.entry.length).toBeGreaterThan(0);
+  });
+});
+
+describe("path config keys", () => {
+  test("stay inside the pot's folder", () => {
+    expect(["log", "./log", "logs/cowrie", "a/../log", "log/"].filter(insidePotDir)).toEqual(["log", "./log", "logs/cowrie", "a/../log", "log/"]);
+    expect(["", " ", "..", "../log", "../../..", "log/../..", "/var/log", "log\\..\\..", "log\n", "a/\0"].filter(insidePotDir)).toEqual([]);
   });
 });
