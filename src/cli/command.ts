@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { stringify } from "../protocol/json";
 import { ApiClient, DEFAULT_API, DEFAULT_WS, baseUrl } from "./client";
 import { CliError, EXIT_USAGE } from "./errors";
+import { clean, terminalText } from "./table";
 
 export interface Ctx {
   api: ApiClient;
@@ -63,15 +64,15 @@ export function action<O extends object>(run: (ctx: Ctx, args: string[], opts: O
         token: opts.token || undefined,
         json,
         width: process.stdout.isTTY ? process.stdout.columns : undefined,
-        out: (text) => void process.stdout.write(text + "\n"),
-        progress: (text) => void (json || process.stderr.write(text + "\n")),
+        out: (text) => void process.stdout.write(terminalText(text) + "\n"),
+        progress: (text) => void (json || process.stderr.write(terminalText(text) + "\n")),
         printJson: (value) => void process.stdout.write(stringify(value) + "\n"),
       };
       await run(ctx, cmd.args.slice(0, cmd.registeredArguments.length), opts, cmd);
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
-      if (e.exitCode === EXIT_USAGE) cmd.error(e.message, { exitCode: EXIT_USAGE, code: "honeybee.usage" });
-      process.stderr.write(`honeybee: ${e.message}\n`);
+      if (e.exitCode === EXIT_USAGE) cmd.error(clean(e.message), { exitCode: EXIT_USAGE, code: "honeybee.usage" });
+      process.stderr.write(`honeybee: ${clean(e.message)}\n`);
       process.exitCode = e.exitCode;
     }
   };

@@ -27,6 +27,16 @@ export function clean(text: string): string {
   });
 }
 
+/**
+ * What the CLI writes to a terminal, whatever the path (tables, progress, results, errors):
+ * control characters escaped as `clean` does, line breaks kept. Text from Core is not the
+ * operator's (node names, a node's command messages, attackers' input): a node that answers
+ * `\e]0;...\a\e[2J` must not retitle or clear the operator's terminal.
+ */
+export function terminalText(text: string): string {
+  return text.split("\n").map(clean).join("\n");
+}
+
 /** Shortens text to `max` characters, marking the cut. */
 export function truncate(text: string, max: number): string {
   if (max <= 0) return "";
