@@ -2,7 +2,7 @@
 /**
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
 import { ConfigError, flagsToConfig, loadCoreConfig } from "./config";
 import { Security, newToken, sha256 } from "./core/auth";
 import { PortInUseError, bindOrExplain, startCore } from "./core";
@@ -10,6 +10,7 @@ import { startStandaloneProxy } from "./core/proxy/standalone";
 import { createLogger } from "./log";
 import { registerNodeCommand } from "./node/cli";
 import { registerCliCommands } from "./cli";
+import { coreOptions } from "./cli/config-options";
 import { stopOnSignals } from "./signals";
 
 const program = new Command("honeybee")
@@ -17,30 +18,17 @@ const program = new Command("honeybee")
   .showHelpAfterError()
   .exitOverride();
 
-program
+const coreCommand = program
   .command("core")
   .description("run Core: registry, node channel (9001), REST API (9002), WebSocket proxy (9003), event socket (9100)")
-  .option("--config <file>", "JSON config file (also HONEYBEE_CONFIG)")
-  .option("--host <address>", "address every listener binds to (default 127.0.0.1)")
-  .option("--node-port <port>", "node control channel port (default 9001)")
-  .option("--api-port <port>", "REST API port (default 9002)")
-  .option("--ws-port <port>", "WebSocket proxy port (default 9003)")
-  .option("--event-port <port>", "event socket port (default 9100)")
-  .option("--db <path>", "SQLite file (default ./data/honeybee.db)")
-  .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default info)")
-  .addOption(new Option("--log-events <bool>", "one log line per event (default true)"))
-  .option("--retention-days <days>", "delete events older than this (default 0: keep)")
-  .option("--tokens-file <file>", "API tokens file; turns authentication on (see README Security)")
-  .option("--tls-cert <file>", "PEM certificate: TLS on every listener")
-  .option("--tls-key <file>", "PEM private key for --tls-cert")
-  .option("--tls-ca <file>", "PEM CA: nodes must present a client certificate it signed (mutual TLS)")
-  .option("--insecure", "allow a non-loopback --host without authentication")
-  .action(async (opts: Record<string, string | undefined>) => {
-    const config = loadCoreConfig(flagsToConfig(opts));
-    const logger = createLogger(config.log_level);
-    const core = await startCore(config, logger);
-    stopOnSignals(() => core.stop());
-  });
+  .option("--config <file>", "JSON config file (also HONEYBEE_CONFIG)");
+for (const option of coreOptions()) coreCommand.addOption(option);
+coreCommand.action(async (opts: Record<string, string | undefined>) => {
+  const config = loadCoreConfig(flagsToConfig(opts));
+  const logger = createLogger(config.log_level);
+  const core = await startCore(config, logger);
+  stopOnSignals(() => core.stop());
+});
 
 program
   .command("proxy")
