@@ -12,9 +12,11 @@ import { registerNodeCommand } from "./node/cli";
 import { registerCliCommands } from "./cli";
 import { coreOptions } from "./cli/config-options";
 import { stopOnSignals } from "./signals";
+import pkg from "../package.json" with { type: "json" };
 
 const program = new Command("honeybee")
   .description("HoneyBee: honeypot management. Core, node agent, WebSocket proxy and management commands.")
+  .version(pkg.version, "-V, --version", "print the version of HoneyBee")
   .showHelpAfterError()
   .exitOverride();
 
