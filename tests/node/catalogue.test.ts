@@ -14,7 +14,7 @@ const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   description: "d",
   entry: ["${BUN}", "run.ts"],
   install: [],
-  config: { ssh_port: { default: "2222", description: "", port: true }, telnet_port: { default: "2223", description: "", port: true }, hostname: { default: "svr04", description: "", schema: { pattern: "^[a-z0-9-]+$" } } },
+  config: { ssh_port: { default: "2222", description: "", port: true }, telnet_port: { default: "2223", description: "", port: true }, hostname: { default: "db-prod-2", description: "", schema: { pattern: "^[a-z0-9-]+$" } } },
   ...over,
 });
 const integration = { event_host: "127.0.0.1", event_port: 9101, node_id: 18446744073709551557n, pot_id: "p", pot_type: "kind" };
@@ -56,7 +56,7 @@ describe("catalogue loader", () => {
 
 describe("pot config", () => {
   test("defaults < given, every value checked", () => {
-    expect(resolvePotConfig(manifest(), { ssh_port: "22" }, integration)).toEqual({ ok: true, value: { ssh_port: "22", telnet_port: "2223", hostname: "svr04" } });
+    expect(resolvePotConfig(manifest(), { ssh_port: "22" }, integration)).toEqual({ ok: true, value: { ssh_port: "22", telnet_port: "2223", hostname: "db-prod-2" } });
     expect(resolvePotConfig(manifest(), { hostname: "Bad Host" }, integration)).toEqual({ ok: false, message: 'config key hostname: "Bad Host" does not match ^[a-z0-9-]+$' });
     expect(resolvePotConfig(manifest(), { ssh_port: "2223" }, integration)).toEqual({ ok: false, message: "config keys ssh_port and telnet_port both use port 2223" });
     expect(resolvePotConfig(manifest(), { ssh_port: 22 as unknown as string }, integration)).toMatchObject({ ok: false, message: expect.stringContaining("must be a string") });
