@@ -195,7 +195,7 @@ export function localNodeEnv(config: CoreConfig, nodeFile: Record<string, unknow
 async function waitForEarlierNode(nodeData: string): Promise<void> {
   let pid: number;
   try {
-    pid = Number(readFileSync(join(nodeData, "node.lock"), "utf8").trim());
+    pid = Number(readFileSync(join(nodeData, "node.lock"), "utf8").trim().split(/\s+/)[0]);
   } catch {
     return;
   }

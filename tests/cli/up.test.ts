@@ -71,7 +71,7 @@ describe("honeybee up", () => {
 
 /** The node agent's pid (its lock) and its honeypots' pids (pots.json) under `up`'s data directory. */
 function nodePids(data: string): { node: number; pots: number[] } {
-  const node = Number(readFileSync(join(data, "node", "node.lock"), "utf8").trim());
+  const node = Number(readFileSync(join(data, "node", "node.lock"), "utf8").split(" ")[0]);
   const pots = (JSON.parse(readFileSync(join(data, "node", "pots.json"), "utf8")).pots as { pid?: number | null }[]).map((p) => p.pid).filter((p): p is number => typeof p === "number");
   return { node, pots };
 }
