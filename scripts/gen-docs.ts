@@ -189,7 +189,7 @@ export function renderConfiguration(help: Record<string, string>): string {
     "",
     configTable(CoreConfig as Json, help.core ?? ""),
     "",
-    "## Node agent (`honeybee node`)",
+    "## Node agent (`honeybee node`, and the node of `honeybee up`: its flags, or `--node-config FILE`)",
     "",
     configTable(NodeConfig as Json, help.node ?? "", { name: "the host name" }),
     "",

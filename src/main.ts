@@ -3,14 +3,14 @@
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
 import { Command, CommanderError } from "commander";
-import { ConfigError, flagsToConfig, loadCoreConfig } from "./config";
+import { ConfigError, CoreConfig, flagsToConfig, loadCoreConfig } from "./config";
 import { Security, newToken, sha256 } from "./core/auth";
 import { PortInUseError, bindOrExplain, startCore } from "./core";
 import { startStandaloneProxy } from "./core/proxy/standalone";
 import { createLogger } from "./log";
 import { registerNodeCommand } from "./node/cli";
 import { registerCliCommands } from "./cli";
-import { coreOptions } from "./cli/config-options";
+import { configOptions, coreOptions } from "./cli/config-options";
 import { stopOnSignals } from "./signals";
 import pkg from "../package.json" with { type: "json" };
 
@@ -32,37 +32,35 @@ coreCommand.action(async (opts: Record<string, string | undefined>) => {
   stopOnSignals(() => core.stop());
 });
 
-program
+const proxyCommand = program
   .command("proxy")
   .description("run the WebSocket proxy as its own process, fed from Core's backend stream")
   .requiredOption("--backend <url>", "Core's REST address, e.g. ws://127.0.0.1:9002")
   .option("--config <file>", "JSON config file, as for core (host, ws_port, tokens, tls)")
-  .option("--host <address>", "address to bind (default 127.0.0.1)")
-  .option("--ws-port <port>", "WebSocket port (default 9003)")
-  .option("--log-level <level>", "log level (default info)")
-  .option("--token <token>", "API token for Core's backend stream (also HONEYBEE_TOKEN)")
-  .action((opts: { backend: string; token?: string } & Record<string, string | undefined>) => {
-    const { backend, token, ...rest } = opts;
-    const config = loadCoreConfig(flagsToConfig(rest));
-    const logger = createLogger(config.log_level);
-    const security = new Security(config);
-    const warning = security.checkExposure();
-    if (warning) logger.warn(warning);
-    const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
-      startStandaloneProxy({
-        backend,
-        host: config.host,
-        port: config.ws_port,
-        maxMessageBytes: config.max_message_bytes,
-        backpressureBytes: config.ws_backpressure_bytes,
-        security,
-        token: token ?? process.env.HONEYBEE_TOKEN,
-        logger,
-      }),
-    );
-    logger.info({ host: config.host, port: proxy.port, backend }, "proxy started");
-    stopOnSignals(async () => proxy.stop());
-  });
+  .option("--token <token>", "API token for Core's backend stream (also HONEYBEE_TOKEN)");
+for (const option of configOptions(CoreConfig, ["host", "ws_port", "log_level"])) proxyCommand.addOption(option);
+proxyCommand.action((opts: { backend: string; token?: string } & Record<string, string | undefined>) => {
+  const { backend, token, ...rest } = opts;
+  const config = loadCoreConfig(flagsToConfig(rest));
+  const logger = createLogger(config.log_level);
+  const security = new Security(config);
+  const warning = security.checkExposure();
+  if (warning) logger.warn(warning);
+  const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
+    startStandaloneProxy({
+      backend,
+      host: config.host,
+      port: config.ws_port,
+      maxMessageBytes: config.max_message_bytes,
+      backpressureBytes: config.ws_backpressure_bytes,
+      security,
+      token: token ?? process.env.HONEYBEE_TOKEN,
+      logger,
+    }),
+  );
+  logger.info({ host: config.host, port: proxy.port, backend }, "proxy started");
+  stopOnSignals(async () => proxy.stop());
+});
 
 program
   .command("token")
