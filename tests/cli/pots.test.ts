@@ -198,6 +198,16 @@ describe("a node's text is escaped on every output path", () => {
     const failed = await stop;
     expect(failed.code).toBe(1);
     expect(lines(failed.stderr).at(-1)).toBe(`honeybee: ssh-01 failed on node ${label}: ${shown}`);
-    for (const out of [ok.stdout, ok.stderr, failed.stdout, failed.stderr]) expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+    for (const out of [ok.stdout, ok.stderr, failed.stdout, failed.stderr]) expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+
+    // --json keeps the exact text, escaped: C1 controls too (0x9b is a one-byte CSI).
+    const c1 = `${evil}\u009b31m\u007f`;
+    const json = cli(["start", String(BIG_ID), "ssh-01", "--json"], core);
+    sent = await node.nextKind("NodeCommand");
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Running", message: c1 });
+    node.send("CommandResult", { command_id: sent.command_id, node_id: BIG_ID, ok: true, message: c1 });
+    const j = await json;
+    expect(j.json).toMatchObject({ status: "Running", message: c1 });
+    expect(j.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { localNodeEnv } from "../../src/cli/up";
+import { defaultCoreConfig } from "../../src/config";
 import { newToken, sha256 } from "../../src/core/auth";
 import { processRunning } from "../../src/node/orphans";
 import { BUN, freePort, ROOT, tempDir, until } from "../helpers";
@@ -140,5 +142,17 @@ describe("up takes Core's and the node's configuration", () => {
     // Enrolled: the node now holds its TOTP secret, and Core knows it.
     expect(existsSync(join(dir.path, "data", "node", "totp_key"))).toBe(true);
     expect(await proc.stop("SIGTERM")).toBe(0);
+  });
+
+  test("the local node gets what Core asks of nodes, and none of Core's own settings", () => {
+    const env = { PATH: "/usr/bin", HONEYBEE_CONFIG: "core.json", HONEYBEE_TLS_CERT: "core.pem", HONEYBEE_LOG_LEVEL: "debug", HONEYBEE_SPOOL_MAX_BYTES: "4096" };
+    expect(localNodeEnv(defaultCoreConfig(), {}, env)).toEqual({ PATH: "/usr/bin", HONEYBEE_SPOOL_MAX_BYTES: "4096", HONEYBEE_EXIT_ON_STDIN_EOF: "1" });
+    const secured = defaultCoreConfig({ node_enrollment_token: "s3cret-enrollment", tls_cert: "core.pem", tls_key: "core.key" });
+    expect(localNodeEnv(secured, {}, {})).toEqual({ HONEYBEE_EXIT_ON_STDIN_EOF: "1", HONEYBEE_ENROLLMENT_TOKEN: "s3cret-enrollment", HONEYBEE_TLS_CA: "core.pem" });
+    // What the node's own config file says wins.
+    expect(localNodeEnv(secured, { tls_ca: "ca.pem", enrollment_token: "other" }, {})).toEqual({ HONEYBEE_EXIT_ON_STDIN_EOF: "1" });
+    const mutual = defaultCoreConfig({ tls_cert: "core.pem", tls_key: "core.key", tls_ca: "ca.pem" });
+    expect(() => localNodeEnv(mutual, {}, {})).toThrow("Core asks nodes for a client certificate (tls_ca): give the local node its tls_cert and tls_key in --node-config");
+    expect(localNodeEnv(mutual, { tls_cert: "n.pem", tls_key: "n.key" }, {})).toMatchObject({ HONEYBEE_TLS_CA: "core.pem" });
   });
 });
