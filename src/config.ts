@@ -172,11 +172,14 @@ function describe(schema: import("@sinclair/typebox").TSchema): string {
   return schema.type ?? "a valid value";
 }
 
-/** Loads Core's configuration: defaults, then `file`, then env, then `flags`. */
-export function loadCoreConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): CoreConfig {
+/**
+ * Loads Core's configuration: defaults, then `base` (a command's own defaults, such as `up`'s
+ * database in its data directory), then `file`, then env, then `flags`.
+ */
+export function loadCoreConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env, base: Record<string, unknown> = {}): CoreConfig {
   const file = (flags.config as string | undefined) ?? env.HONEYBEE_CONFIG;
   const { config: _ignored, ...rest } = flags;
-  return resolveConfig(CoreConfig, [file ? readConfigFile(file) : {}, fromEnv(KEYS, env), rest]);
+  return resolveConfig(CoreConfig, [base, file ? readConfigFile(file) : {}, fromEnv(KEYS, env), rest]);
 }
 
 export const defaultCoreConfig = (overrides: Partial<CoreConfig> = {}): CoreConfig => resolveConfig(CoreConfig, [overrides]);

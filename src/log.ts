@@ -99,7 +99,7 @@ export function jsonString(v: string): string {
 }
 
 /**
- * The one log line per event (SPEC.md 6.2), `{"level":30,"time":...,<bindings>,"event":{...},
+ * The one log line per event (`log_events` in docs/configuration.md), `{"level":30,"time":...,<bindings>,"event":{...},
  * "msg":"event"}` as pino writes it; null when the logger does not log at info.
  *
  * On JSON output the line is put together here, its data copied as stored, byte for byte:
@@ -134,7 +134,7 @@ interface BatchedOutput extends DestinationStream {
 
 /**
  * The output for log lines (standard output, or `to` in tests), written once per turn of the
- * event loop rather than once per line: with one line per event (SPEC.md 6.2) the write() per
+ * event loop rather than once per line: with one line per event the write() per
  * line was most of the cost of the event log (measured). Lines are encoded into one buffer as
  * they come and written synchronously, so a line is out by the end of the turn that logged
  * it, and what is pending when the process exits is written then.

@@ -2,77 +2,65 @@
 /**
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
-import { Command, CommanderError, Option } from "commander";
-import { ConfigError, flagsToConfig, loadCoreConfig } from "./config";
+import { Command, CommanderError } from "commander";
+import { ConfigError, CoreConfig, flagsToConfig, loadCoreConfig } from "./config";
 import { Security, newToken, sha256 } from "./core/auth";
 import { PortInUseError, bindOrExplain, startCore } from "./core";
 import { startStandaloneProxy } from "./core/proxy/standalone";
 import { createLogger } from "./log";
 import { registerNodeCommand } from "./node/cli";
 import { registerCliCommands } from "./cli";
+import { configOptions, coreOptions } from "./cli/config-options";
 import { stopOnSignals } from "./signals";
+import pkg from "../package.json" with { type: "json" };
 
 const program = new Command("honeybee")
   .description("HoneyBee: honeypot management. Core, node agent, WebSocket proxy and management commands.")
+  .version(pkg.version, "-V, --version", "print the version of HoneyBee")
   .showHelpAfterError()
   .exitOverride();
 
-program
+const coreCommand = program
   .command("core")
   .description("run Core: registry, node channel (9001), REST API (9002), WebSocket proxy (9003), event socket (9100)")
-  .option("--config <file>", "JSON config file (also HONEYBEE_CONFIG)")
-  .option("--host <address>", "address every listener binds to (default 127.0.0.1)")
-  .option("--node-port <port>", "node control channel port (default 9001)")
-  .option("--api-port <port>", "REST API port (default 9002)")
-  .option("--ws-port <port>", "WebSocket proxy port (default 9003)")
-  .option("--event-port <port>", "event socket port (default 9100)")
-  .option("--db <path>", "SQLite file (default ./data/honeybee.db)")
-  .option("--log-level <level>", "fatal|error|warn|info|debug|trace|silent (default info)")
-  .addOption(new Option("--log-events <bool>", "one log line per event (default true)"))
-  .option("--retention-days <days>", "delete events older than this (default 0: keep)")
-  .option("--tokens-file <file>", "API tokens file; turns authentication on (see README Security)")
-  .option("--tls-cert <file>", "PEM certificate: TLS on every listener")
-  .option("--tls-key <file>", "PEM private key for --tls-cert")
-  .option("--tls-ca <file>", "PEM CA: nodes must present a client certificate it signed (mutual TLS)")
-  .option("--insecure", "allow a non-loopback --host without authentication")
-  .action(async (opts: Record<string, string | undefined>) => {
-    const config = loadCoreConfig(flagsToConfig(opts));
-    const logger = createLogger(config.log_level);
-    const core = await startCore(config, logger);
-    stopOnSignals(() => core.stop());
-  });
+  .option("--config <file>", "JSON config file (also HONEYBEE_CONFIG)");
+for (const option of coreOptions()) coreCommand.addOption(option);
+coreCommand.action(async (opts: Record<string, string | undefined>) => {
+  const config = loadCoreConfig(flagsToConfig(opts));
+  const logger = createLogger(config.log_level);
+  const core = await startCore(config, logger);
+  stopOnSignals(() => core.stop());
+});
 
-program
+const proxyCommand = program
   .command("proxy")
   .description("run the WebSocket proxy as its own process, fed from Core's backend stream")
   .requiredOption("--backend <url>", "Core's REST address, e.g. ws://127.0.0.1:9002")
   .option("--config <file>", "JSON config file, as for core (host, ws_port, tokens, tls)")
-  .option("--host <address>", "address to bind (default 127.0.0.1)")
-  .option("--ws-port <port>", "WebSocket port (default 9003)")
-  .option("--log-level <level>", "log level (default info)")
-  .option("--token <token>", "API token for Core's backend stream (also HONEYBEE_TOKEN)")
-  .action((opts: { backend: string; token?: string } & Record<string, string | undefined>) => {
-    const { backend, token, ...rest } = opts;
-    const config = loadCoreConfig(flagsToConfig(rest));
-    const logger = createLogger(config.log_level);
-    const security = new Security(config);
-    const warning = security.checkExposure();
-    if (warning) logger.warn(warning);
-    const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
-      startStandaloneProxy({
-        backend,
-        host: config.host,
-        port: config.ws_port,
-        maxMessageBytes: config.max_message_bytes,
-        backpressureBytes: config.ws_backpressure_bytes,
-        security,
-        token: token ?? process.env.HONEYBEE_TOKEN,
-        logger,
-      }),
-    );
-    logger.info({ host: config.host, port: proxy.port, backend }, "proxy started");
-    stopOnSignals(async () => proxy.stop());
-  });
+  .option("--token <token>", "API token for Core's backend stream (also HONEYBEE_TOKEN)");
+for (const option of configOptions(CoreConfig, ["host", "ws_port", "log_level"])) proxyCommand.addOption(option);
+proxyCommand.action((opts: { backend: string; token?: string } & Record<string, string | undefined>) => {
+  const { backend, token, ...rest } = opts;
+  const config = loadCoreConfig(flagsToConfig(rest));
+  const logger = createLogger(config.log_level);
+  const security = new Security(config);
+  const warning = security.checkExposure();
+  if (warning) logger.warn(warning);
+  const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
+    startStandaloneProxy({
+      backend,
+      host: config.host,
+      port: config.ws_port,
+      maxMessageBytes: config.max_message_bytes,
+      backpressureBytes: config.ws_backpressure_bytes,
+      security,
+      token: token ?? process.env.HONEYBEE_TOKEN,
+      logger,
+    }),
+  );
+  logger.info({ host: config.host, port: proxy.port, backend }, "proxy started");
+  stopOnSignals(async () => proxy.stop());
+});
 
 program
   .command("token")

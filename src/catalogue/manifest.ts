@@ -11,6 +11,8 @@ export const ConfigKey = Type.Object({
   description: Type.String(),
   /** A port key is checked to be 1-65535 and free before the pot starts. */
   port: Type.Optional(Type.Boolean()),
+  /** A path key must stay inside the pot's folder: relative, no `..` that climbs out of it. */
+  path: Type.Optional(Type.Boolean()),
   /** JSON Schema fragment for the string value (pattern, enum, maxLength). */
   schema: Type.Optional(Type.Record(Type.String(), Type.Any())),
 });

@@ -3,6 +3,7 @@
  * integration settings. Pure: the node validates with it before installing, and Core's command
  * router can reject a bad InstallPot with the same messages before it reaches a node.
  */
+import { posix } from "node:path";
 import { isPortString } from "./loader";
 import type { ConfigKey, Manifest } from "./manifest";
 
@@ -55,6 +56,7 @@ export function resolvePotConfig(manifest: Manifest, given: Record<string, strin
 
 function checkValue(key: string, spec: ConfigKey, value: string): string | null {
   if (spec.port && !isPortString(value)) return `config key ${key} is a port: ${JSON.stringify(value)} is not a number from 1 to 65535`;
+  if (spec.path && !insidePotDir(value)) return `config key ${key}: ${JSON.stringify(value)} leaves the pot's folder; give a relative path inside it, without ".." (e.g. "log")`;
   const s = spec.schema;
   if (!s) return null;
   const bad = (why: string) => `config key ${key}: ${JSON.stringify(value)} ${why}`;
@@ -69,6 +71,17 @@ function checkValue(key: string, spec: ConfigKey, value: string): string | null 
     if (typeof s.maximum === "number" && n > s.maximum) return bad(`is above ${s.maximum}`);
   }
   return null;
+}
+
+/**
+ * Whether a path, taken relative to the pot's folder, stays inside it. A pot's files are its
+ * own: a config value must not make it write (or read) elsewhere on the node.
+ */
+export function insidePotDir(value: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (value.trim() === "" || /[\x00-\x1f\x7f\\]/.test(value) || posix.isAbsolute(value)) return false;
+  const normal = posix.normalize(value);
+  return normal !== ".." && !normal.startsWith("../");
 }
 
 /** The port keys of a pot with their numbers. */

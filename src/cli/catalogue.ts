@@ -14,39 +14,48 @@ export interface CatalogueBody {
   problems: { folder: string; message: string }[];
 }
 
-export function catalogueTable(kinds: CatalogueKind[], width?: number): string {
+/**
+ * The catalogue is read by people deciding what to install: its long descriptions wrap to the
+ * terminal, or to 80 columns when the output is not a terminal, rather than being cut.
+ */
+export const CATALOGUE_WIDTH = 80;
+
+export function catalogueTable(kinds: CatalogueKind[], width = CATALOGUE_WIDTH): string {
   if (kinds.length === 0) return "The catalogue has no honeypot kinds.";
-  return renderTable(
+  const table = renderTable(
     [
       { header: "KIND", value: (k: CatalogueKind) => k.name },
-      { header: "ALIASES", value: (k) => k.aliases.join(", ") },
-      { header: "CONFIG KEYS", value: (k) => Object.keys(k.config).join(", ") },
-      { header: "DESCRIPTION", value: (k) => k.description, shrink: true },
+      { header: "ALIASES", value: (k) => k.aliases.join(", "), shrink: true, wrap: true },
+      { header: "DESCRIPTION", value: (k) => k.description, shrink: true, wrap: true, min: 30 },
     ],
     kinds,
     width,
   );
+  return `${table}\n\nConfig keys and events of a kind: honeybee catalogue KIND`;
 }
 
-export function kindDetail(k: CatalogueKind, width?: number): string {
-  const head = renderFields([
-    ["Kind", k.name],
-    ["Aliases", k.aliases.join(", ") || "none"],
-    ["Description", k.description],
-  ]);
+export function kindDetail(k: CatalogueKind, width = CATALOGUE_WIDTH): string {
+  const head = renderFields(
+    [
+      ["Kind", k.name],
+      ["Aliases", k.aliases.join(", ") || "none"],
+      ["Description", k.description],
+    ],
+    width,
+  );
   const keys = Object.entries(k.config).map(([key, spec]) => ({ key, ...spec }));
   const config = keys.length
     ? renderTable(
         [
           { header: "CONFIG KEY", value: (c: (typeof keys)[number]) => c.key },
-          { header: "DEFAULT", value: (c) => c.default },
-          { header: "DESCRIPTION", value: (c) => c.description, shrink: true },
+          { header: "DEFAULT", value: (c) => c.default, shrink: true, wrap: true, min: 16 },
+          { header: "DESCRIPTION", value: (c) => c.description, shrink: true, wrap: true, min: 30 },
         ],
         keys,
         width,
       )
     : "No config keys.";
-  const events = k.events.length ? `Events: ${k.events.join(", ")}` : "";
+  const events = k.events.length ? renderFields([["Events", k.events.join(", ")]], width) : "";
   return [head, config, events].filter(Boolean).join("\n\n");
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Honeypot, NodeDetail, NodeSummary } from "../core/api/model";
 import { parseWithIds, stringify, toU64 } from "../protocol/json";
-import { CliError, usageError } from "./errors";
+import { CliError, Unreachable, usageError } from "./errors";
 
 export const DEFAULT_API = "http://127.0.0.1:9002";
 export const DEFAULT_WS = "ws://127.0.0.1:9003";
@@ -80,7 +80,7 @@ export class ApiClient {
     } catch (e) {
       const err = e as { code?: string; name?: string; message?: string };
       const reason = NETWORK_REASONS[err.code ?? err.name ?? ""] ?? err.message ?? String(e);
-      throw new CliError(`cannot reach Core at ${this.base} (${reason}); ${START_HINT}, or point --api / HONEYBEE_API at it`);
+      throw new Unreachable(`cannot reach Core at ${this.base} (${reason}); ${START_HINT}, or point --api / HONEYBEE_API at it`);
     }
     const text = await res.text();
     let parsed: unknown;

@@ -7,6 +7,7 @@ import { type Command, InvalidArgumentError, Option } from "commander";
 import { stringify } from "../protocol/json";
 import { ApiClient, DEFAULT_API, DEFAULT_WS, baseUrl } from "./client";
 import { CliError, EXIT_USAGE } from "./errors";
+import { clean, terminalText } from "./table";
 
 export interface Ctx {
   api: ApiClient;
@@ -63,18 +64,26 @@ export function action<O extends object>(run: (ctx: Ctx, args: string[], opts: O
         token: opts.token || undefined,
         json,
         width: process.stdout.isTTY ? process.stdout.columns : undefined,
-        out: (text) => void process.stdout.write(text + "\n"),
-        progress: (text) => void (json || process.stderr.write(text + "\n")),
-        printJson: (value) => void process.stdout.write(stringify(value) + "\n"),
+        out: (text) => void process.stdout.write(terminalText(text) + "\n"),
+        progress: (text) => void (json || process.stderr.write(terminalText(text) + "\n")),
+        printJson: (value) => void process.stdout.write(jsonText(value) + "\n"),
       };
       await run(ctx, cmd.args.slice(0, cmd.registeredArguments.length), opts, cmd);
     } catch (e) {
       if (!(e instanceof CliError)) throw e;
-      if (e.exitCode === EXIT_USAGE) cmd.error(e.message, { exitCode: EXIT_USAGE, code: "honeybee.usage" });
-      process.stderr.write(`honeybee: ${e.message}\n`);
+      if (e.exitCode === EXIT_USAGE) cmd.error(clean(e.message), { exitCode: EXIT_USAGE, code: "honeybee.usage" });
+      process.stderr.write(`honeybee: ${clean(e.message)}\n`);
       process.exitCode = e.exitCode;
     }
   };
+}
+
+/**
+ * JSON for a terminal or a script: JSON escapes C0 controls itself; DEL and the C1 controls
+ * (0x9b is a one-byte CSI on some terminals) are escaped too, which leaves the same value.
+ */
+export function jsonText(value: unknown): string {
+  return stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** A commander argParser for a whole number in a range; commander reports a bad one as a usage error. */

@@ -18,3 +18,8 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string) => new CliError(message, EXIT_USAGE);
+
+/** Core (its REST API or WebSocket proxy) did not answer at all: worth trying again later. */
+export class Unreachable extends CliError {
+  override name = "Unreachable";
+}

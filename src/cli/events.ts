@@ -7,7 +7,8 @@ import { toU64 } from "../protocol/json";
 import { parseTimeArg } from "../time";
 import { type Ctx, action, wholeNumber, withConnection } from "./command";
 import { ApiError } from "./client";
-import { CliError, usageError } from "./errors";
+import { Unreachable, usageError } from "./errors";
+import { Backoff } from "../node/backoff";
 import { LiveFeed } from "./feed";
 import { eventLine, eventsTable, statsText, type EventRecord, type Stats } from "./event-format";
 
@@ -55,24 +56,88 @@ function matchesLocally(e: EventRecord, o: EventOpts): boolean {
   return true;
 }
 
+/** Delays between attempts to reach Core again while following (capped, with jitter). */
+const RECONNECT_MIN_MS = 250;
+const RECONNECT_MAX_MS = 5_000;
+const CATCH_UP_PAGE = 1000;
+
+/** Worth trying again: Core did not answer, or answered that it is not ready (5xx). */
+const transient = (e: unknown) => e instanceof Unreachable || (e instanceof ApiError && e.status >= 500);
+
+/**
+ * Events stored after `lastId` that match the query, oldest first: newest pages are read back
+ * (the API pages from the newest) until one reaches `lastId`.
+ */
+async function eventsAfter(ctx: Ctx, query: Record<string, string | undefined>, lastId: number): Promise<EventRecord[]> {
+  const out: EventRecord[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await ctx.api.get<{ events: EventRecord[]; next_cursor: string | null }>("/api/v1/events", { ...query, limit: String(CATCH_UP_PAGE), cursor }).catch(badQuery);
+    for (const e of page.events) if (e.id > lastId) out.push(e);
+    if (page.next_cursor === null || page.events.some((e) => e.id <= lastId) || Number(page.next_cursor) <= lastId) break;
+    cursor = page.next_cursor;
+  }
+  return out.reverse();
+}
+
+/**
+ * `--follow`: the latest events, then the live feed. When the feed closes (Core restarts), it
+ * reconnects with backoff, first subscribing and then reading what was stored after the last
+ * event it saw, so that nothing is missed. The feed delivers events in the order Core committed
+ * them, which is the order of their ids: an id not above the last one shown was shown already.
+ */
 async function follow(ctx: Ctx, o: EventOpts, query: Record<string, string | undefined>): Promise<void> {
   const node_id = query.node_id === undefined ? undefined : BigInt(query.node_id);
-  // Subscribe before reading the latest page, so that no event falls between the two.
-  const feed = await LiveFeed.connect(ctx.ws, { kinds: ["PotEvent"], node_id, pot_id: o.pot, event_type: o.type }, ctx.token);
+  const filter = { kinds: ["PotEvent"], node_id, pot_id: o.pot, event_type: o.type };
   const print = (e: EventRecord) => (ctx.json ? ctx.printJson(e) : ctx.out(eventLine(e)));
+  let lastId = 0;
+  const show = (e: EventRecord) => {
+    if (e.id <= lastId) return;
+    lastId = e.id;
+    if (matchesLocally(e, o)) print(e);
+  };
+  const filters = { ...query, cursor: undefined };
+  // Subscribe before reading the latest page, so that no event falls between the two. A first
+  // connection that fails is the operator's to fix (address, token): say so and stop.
+  let feed = await LiveFeed.connect(ctx.ws, filter, ctx.token);
   try {
-    const page = await ctx.api.get<{ events: EventRecord[] }>("/api/v1/events", { ...query, limit: String(o.limit ?? 10), cursor: undefined }).catch(badQuery);
-    // Events committed between subscribing and reading the page arrive twice; print them once.
-    const shown = new Set(page.events.map((e) => e.id));
-    for (const e of [...page.events].reverse()) print(e);
+    // The newest id of all (not only of matching events) bounds what a reconnect reads back,
+    // however rare the matching events are. Asked before the page: whatever is stored after it
+    // and matches is in the page or arrives on the feed.
+    const newest = await ctx.api.get<{ events: EventRecord[] }>("/api/v1/events", { limit: "1" });
+    const page = await ctx.api.get<{ events: EventRecord[] }>("/api/v1/events", { ...filters, limit: String(o.limit ?? 10) }).catch(badQuery);
+    for (const e of [...page.events].reverse()) show(e);
+    lastId = Math.max(lastId, newest.events[0]?.id ?? 0);
     ctx.progress(`following events from ${ctx.ws} (Ctrl-C to stop)`);
+    const backoff = new Backoff(RECONNECT_MIN_MS, RECONNECT_MAX_MS);
     for (;;) {
       const next = await feed.next();
-      if ("closed" in next) throw new CliError(`the live feed closed (code ${next.closed.code}${next.closed.reason ? `: ${next.closed.reason}` : ""}); run the command again to resume`);
-      if ("timeout" in next || next.kind !== "PotEvent") continue;
-      const e = next.payload as EventRecord;
-      if (shown.has(e.id)) continue;
-      if (matchesLocally(e, o)) print(e);
+      if ("timeout" in next) continue;
+      if ("closed" in next) {
+        feed.close();
+        ctx.progress(`the live feed closed (code ${next.closed.code}${next.closed.reason ? `: ${next.closed.reason}` : ""}); reconnecting`);
+        for (;;) {
+          await Bun.sleep(backoff.next());
+          try {
+            feed = await LiveFeed.connect(ctx.ws, filter, ctx.token);
+          } catch (e) {
+            if (transient(e)) continue;
+            throw e;
+          }
+          try {
+            for (const e of await eventsAfter(ctx, filters, lastId)) show(e);
+            break;
+          } catch (e) {
+            feed.close();
+            if (transient(e)) continue;
+            throw e;
+          }
+        }
+        backoff.reset();
+        ctx.progress(`following events from ${ctx.ws} again`);
+        continue;
+      }
+      if (next.kind === "PotEvent") show(next.payload as EventRecord);
     }
   } finally {
     feed.close();
@@ -84,7 +149,7 @@ export function registerEventCommands(program: Command): void {
   withConnection(
     program
       .command("events")
-      .description("list recorded events, newest last; --follow keeps printing new ones as they arrive")
+      .description("list recorded events, newest last (also with --json); --follow keeps printing new ones as they arrive")
       .option("--node <node>", "only events of this node (id or name)")
       .option("--pot <pot_id>", "only events of this honeypot")
       .option("--pot-type <kind>", "only events of this honeypot kind, e.g. cowrie")
@@ -97,14 +162,16 @@ export function registerEventCommands(program: Command): void {
         if (!/^\d{1,16}$/.test(v)) throw new InvalidArgumentError('expected the number printed after "older events: add --cursor"');
         return v;
       })
-      .option("-f, --follow", "keep printing new events as they arrive (Ctrl-C stops)"),
+      .option("-f, --follow", "keep printing new events as they arrive, across restarts of Core (Ctrl-C stops)"),
   ).action(
     action<EventOpts>(async (ctx, _args, o) => {
       const query = await eventQuery(ctx, o);
       if (o.follow) return follow(ctx, o, query);
       const page = await ctx.api.get<{ events: EventRecord[]; next_cursor: string | null }>("/api/v1/events", { ...query, limit: String(o.limit ?? 20) }).catch(badQuery);
-      if (ctx.json) return ctx.printJson(page);
-      ctx.out(eventsTable([...page.events].reverse(), ctx.width));
+      // Oldest first in both modes, so that a script reads what a person sees.
+      const events = [...page.events].reverse();
+      if (ctx.json) return ctx.printJson({ events, next_cursor: page.next_cursor });
+      ctx.out(eventsTable(events, ctx.width));
       if (page.next_cursor) ctx.progress(`older events: add --cursor ${page.next_cursor}`);
     }),
   );

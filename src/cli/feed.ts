@@ -6,7 +6,7 @@
 import { parseWithIds } from "../protocol/json";
 import { variant } from "../protocol/messages";
 import { START_HINT, TOKEN_HINT } from "./client";
-import { CliError } from "./errors";
+import { CliError, Unreachable } from "./errors";
 
 export interface FeedFilter {
   kinds?: string[];
@@ -36,7 +36,7 @@ export function feedUrl(base: string, filter: FeedFilter): string {
  * HTTP: the proxy answers a refused upgrade (bad filter, missing token) with its JSON error.
  */
 async function explainRefusal(url: string, base: string, token?: string): Promise<CliError> {
-  const unreachable = new CliError(`cannot reach Core's WebSocket proxy at ${base}; ${START_HINT}, or point --ws / HONEYBEE_WS at it`);
+  const unreachable = new Unreachable(`cannot reach Core's WebSocket proxy at ${base}; ${START_HINT}, or point --ws / HONEYBEE_WS at it`);
   try {
     const res = await fetch(url.replace(/^ws/, "http"), { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5000) });
     const message = ((await res.json()) as { error?: { message?: string } }).error?.message;

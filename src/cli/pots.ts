@@ -12,7 +12,7 @@ import { CliError, usageError } from "./errors";
 import { LiveFeed } from "./feed";
 import { nodeLabel } from "./format";
 import { explainNotFound } from "./nodes";
-import { renderTable } from "./table";
+import { clean, renderTable } from "./table";
 import { CommandWatch, type Verdict } from "./wait";
 
 const POT_ID = new RegExp(POT_ID_PATTERN);
@@ -83,7 +83,7 @@ async function issue(ctx: Ctx, node: Node, potId: string, command: Record<string
         verdict = watch.onRegistry(pot?.status ?? null, pot?.pot_type ?? null);
       }
       if (verdict.done) return verdict;
-      if (verdict.progress) ctx.progress(`  ${verdict.progress}`);
+      if (verdict.progress) ctx.progress(`  ${clean(verdict.progress)}`);
     }
   } finally {
     feed?.close();
@@ -95,7 +95,7 @@ function report(ctx: Ctx, node: Node, potId: string, v: Verdict & { done: true }
   const body = { node_id: node.node_id, node_name: node.node_name, pot_id: potId, pot_type: v.potType, status: v.ok ? v.status : "Failed", ok: v.ok, message: v.message };
   if (ctx.json) ctx.printJson(body);
   if (!v.ok) throw new CliError(`${potId} failed on node ${nodeLabel(node)}: ${v.message}`);
-  if (!ctx.json) ctx.out(`${potId} is ${v.status} on node ${nodeLabel(node)}${v.message ? `: ${v.message}` : ""}`);
+  if (!ctx.json) ctx.out(`${potId} is ${v.status} on node ${nodeLabel(node)}${v.message ? `: ${clean(v.message)}` : ""}`);
 }
 
 export function registerPotCommands(program: Command): void {

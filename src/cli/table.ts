@@ -12,6 +12,10 @@ export interface Column<R> {
   right?: boolean;
   /** Cut this column first when the table is wider than `width`. */
   shrink?: boolean;
+  /** A shrunk column wraps its text onto more lines instead of cutting it. */
+  wrap?: boolean;
+  /** Narrowest a shrunk column gets (default: its header, at least 8). */
+  min?: number;
 }
 
 // C0 controls, DEL and C1 controls (0x9b is a one-byte CSI on some terminals).
@@ -26,6 +30,16 @@ export function clean(text: string): string {
     if (c === "\t") return "\\t";
     return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
   });
+}
+
+/**
+ * What the CLI writes to a terminal, whatever the path (tables, progress, results, errors):
+ * control characters escaped as `clean` does, line breaks kept. Text from Core is not the
+ * operator's (node names, a node's command messages, attackers' input): a node that answers
+ * `\e]0;...\a\e[2J` must not retitle or clear the operator's terminal.
+ */
+export function terminalText(text: string): string {
+  return text.split("\n").map(clean).join("\n");
 }
 
 /** Shortens text to `max` characters, marking the cut. */
@@ -46,7 +60,7 @@ export function renderTable<R>(columns: Column<R>[], rows: R[], width?: number):
     let excess = total - width;
     for (let i = columns.length - 1; i >= 0 && excess > 0; i--) {
       if (!columns[i]!.shrink) continue;
-      const min = Math.max(columns[i]!.header.length, 8);
+      const min = columns[i]!.min ?? Math.max(columns[i]!.header.length, 8);
       const cut = Math.min(excess, widths[i]! - min);
       if (cut > 0) {
         widths[i]! -= cut;
@@ -62,11 +76,41 @@ export function renderTable<R>(columns: Column<R>[], rows: R[], width?: number):
       })
       .join("  ")
       .trimEnd();
-  return [line(columns.map((c) => c.header)), ...cells.map(line)].join("\n");
+  // A row whose wrapping cells need more lines continues below, the other cells blank.
+  const rowLines = (values: string[]) => {
+    const parts = values.map((v, i) => (columns[i]!.wrap ? wrapText(v, widths[i]!) : [v]));
+    const height = Math.max(...parts.map((p) => p.length));
+    return Array.from({ length: height }, (_, n) => line(parts.map((p) => p[n] ?? "")));
+  };
+  return [line(columns.map((c) => c.header)), ...cells.flatMap(rowLines)].join("\n");
 }
 
-/** `key: value` lines with the keys aligned, for one object. */
-export function renderFields(fields: [string, string][]): string {
+/**
+ * Breaks text into lines of at most `width` characters: at spaces, else after commas (lists
+ * such as credentials), else anywhere.
+ */
+export function wrapText(text: string, width: number): string[] {
+  if (width <= 0) return [text];
+  const lines: string[] = [];
+  let rest = text;
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(" ", width);
+    const comma = rest.lastIndexOf(",", width - 1);
+    const cut = space > 0 ? space : comma > 0 ? comma + 1 : width;
+    lines.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  lines.push(rest);
+  return lines;
+}
+
+/** `key: value` lines with the keys aligned, for one object; with a `width`, values wrap under themselves. */
+export function renderFields(fields: [string, string][], width?: number): string {
   const w = Math.max(0, ...fields.map(([k]) => k.length));
-  return fields.map(([k, v]) => `${(k + ":").padEnd(w + 1)} ${clean(v)}`.trimEnd()).join("\n");
+  return fields
+    .map(([k, v]) => {
+      const [first, ...more] = width === undefined ? [clean(v)] : wrapText(clean(v), width - w - 2);
+      return [`${(k + ":").padEnd(w + 1)} ${first}`.trimEnd(), ...more.map((m) => " ".repeat(w + 2) + m)].join("\n");
+    })
+    .join("\n");
 }

@@ -53,7 +53,7 @@ export const commands = sqliteTable(
 );
 
 /**
- * Events. Designed together with the ingest rate (DESIGN.md, measured facts): each per-event
+ * Events. Designed together with the ingest rate (README, "Benchmarks"): each per-event
  * index entry costs the single writer about 1 µs per event, and an index keyed by source IP
  * dirties a different page per event (15x slower with a million rows present; in realistic
  * traffic nearly every event of a 4096-event segment has a different address). So the events

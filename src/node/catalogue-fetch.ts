@@ -77,13 +77,3 @@ export async function fetchCatalogue(source: CatalogueSource, workDir: string, t
   }
   return { dir: dest, label: source.branch ? `${source.location}#${source.branch}` : source.location, cleanup };
 }
-
-/**
- * Whether InstallPot may clone `gitUrl`. A git_url makes the node run software from that
- * repository, so only the node's own catalogue and the prefixes its operator listed in
- * `git_allow` are accepted, never whatever a command names.
- */
-export function gitUrlAllowed(gitUrl: string, nodeCatalogue: string, allow: readonly string[]): boolean {
-  if (gitUrl === nodeCatalogue && nodeCatalogue !== "") return true;
-  return allow.some((prefix) => prefix !== "" && (gitUrl === prefix || gitUrl.startsWith(prefix.endsWith("/") ? prefix : prefix + "/")));
-}

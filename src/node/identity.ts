@@ -39,34 +39,49 @@ export function writeFileAtomic(path: string, text: string): void {
 /**
  * Takes `DATA/node.lock` for this process. Two agents on one data directory would fight over
  * the same pots and spool; the second is refused with the first one's pid. A lock left by a
- * process that no longer exists is taken over.
+ * process that no longer exists (a node killed with SIGKILL, a power cut) is taken over, and so
+ * is one whose pid now names another process: the lock records the process's start time too,
+ * and a recycled pid has a different one.
  */
 export function lockDataDir(dataDir: string): { release(): void } {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, "node.lock");
+  const mine = `${process.pid} ${processStartTime(process.pid) ?? ""}`.trim();
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, "wx");
-      writeSync(fd, `${process.pid}\n`);
+      writeSync(fd, `${mine}\n`);
       closeSync(fd);
       return {
         release: () => {
           try {
-            if (readFileSync(file, "utf8").trim() === String(process.pid)) unlinkSync(file);
+            if (readFileSync(file, "utf8").trim() === mine) unlinkSync(file);
           } catch {}
         },
       };
     } catch (e) {
       if ((e as { code?: string }).code !== "EEXIST") throw e;
-      const pid = Number(readFileSync(file, "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+      const [pidText, started] = readFileSync(file, "utf8").trim().split(/\s+/);
+      const pid = Number(pidText);
+      if (pid === process.pid) throw new ConfigError(`data directory ${dataDir} is already used by a node agent in this process`);
+      if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && (started === undefined || started === processStartTime(pid))) {
         throw new ConfigError(`data directory ${dataDir} is in use by another node agent (pid ${pid}); give each node its own --data`);
       }
-      if (pid === process.pid) throw new ConfigError(`data directory ${dataDir} is already used by a node agent in this process`);
       unlinkSync(file);
     }
   }
   throw new ConfigError(`could not lock data directory ${dataDir}`);
+}
+
+/** When a process started (clock ticks since boot, Linux /proc); null where unknown. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name, which may itself hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 export function processAlive(pid: number): boolean {

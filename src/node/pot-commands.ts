@@ -14,7 +14,8 @@ import { CatalogueError, loadCatalogue } from "../catalogue/loader";
 import type { Logger } from "../log";
 import type { InstalledPotsData, LiveSettingsData, PotInfoData, PotLogsData, PotMetricsData, PotStatusData, RemovedPotData, RestartData } from "../protocol/command-data";
 import { commandName, type InstallPot, type LiveSettings, type MessageKind, type NodeCommand, type Payload } from "../protocol/messages";
-import { chooseSource, fetchCatalogue, gitUrlAllowed, CatalogueUnreachable, type FetchedCatalogue } from "./catalogue-fetch";
+import { chooseSource, fetchCatalogue, CatalogueUnreachable, type FetchedCatalogue } from "./catalogue-fetch";
+import { allowedGitUrl } from "./git-allow";
 import type { BadCommand } from "./control-link";
 import { checkPotId, planInstall, preflight, type TakenPort } from "./installer";
 import { runInstall } from "./install-run";
@@ -106,16 +107,18 @@ export function createPotCommands(opts: PotCommandsOptions) {
       }
       return { ok: false, message: refused };
     }
-    const source = chooseSource(opts.catalogue, req.git_url, req.git_branch);
     let potType = req.honeypot_type;
     const failed = (message: string): OpResult => {
       supervisor.report(req.pot_id, potType, "Failed", message);
       supervisor.forget(req.pot_id);
       return { ok: false, message };
     };
-    if (req.git_url && !gitUrlAllowed(req.git_url, opts.catalogue.catalogue, opts.catalogue.git_allow)) {
+    // The normalised URL is what gets cloned, so the check and the fetch agree (src/node/git-allow.ts).
+    const gitUrl = req.git_url ? allowedGitUrl(req.git_url, opts.catalogue.catalogue, opts.catalogue.git_allow) : undefined;
+    if (gitUrl === null) {
       return failed(`git_url ${req.git_url} is not allowed on this node; its operator can add it to git_allow (now: ${opts.catalogue.git_allow.join(", ") || "none"})`);
     }
+    const source = chooseSource(opts.catalogue, gitUrl, req.git_branch);
     if (opts.signal.aborted) return failed("the node is shutting down");
     supervisor.report(req.pot_id, potType, "Installing", `installing ${req.honeypot_type} from ${source.location}${source.branch ? `#${source.branch}` : ""}`);
     let fetched: FetchedCatalogue | null = null;

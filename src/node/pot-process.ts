@@ -9,6 +9,7 @@
  * that never prints one, still alive after the start timeout.
  */
 import type { Logger } from "../log";
+import { PARENT_PIPE_ENV } from "../signals";
 import { closeLog, drainTo, openLog, rotateIfLarge, Tail } from "./output";
 import { killGroup } from "./run-step";
 
@@ -46,9 +47,12 @@ export function spawnPot(opts: SpawnPotOptions): PotProcess {
   rotateIfLarge(opts.stderrLog);
   const outFd = openLog(opts.stdoutLog);
   const errFd = openLog(opts.stderrLog);
-  let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
   try {
-    proc = Bun.spawn({ cmd: opts.argv, cwd: opts.cwd, env: opts.env, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    // stdin is a pipe the node never writes to: its end tells the honeypot that the node is gone,
+    // even after a SIGKILL (src/signals.ts). Honeypots that ignore it are reaped by the node's next
+    // start (orphans.ts).
+    proc = Bun.spawn({ cmd: opts.argv, cwd: opts.cwd, env: { ...opts.env, [PARENT_PIPE_ENV]: "1" }, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
   } catch (e) {
     closeLog(outFd);
     closeLog(errFd);
@@ -79,6 +83,9 @@ export function spawnPot(opts: SpawnPotOptions): PotProcess {
   const exited = (async (): Promise<ExitInfo> => {
     const code = await proc.exited;
     clearTimeout(startTimer);
+    try {
+      void Promise.resolve(proc.stdin.end()).catch(() => {});
+    } catch {}
     started.resolve({ how: "exited" });
     // Whatever the honeypot left behind in its group goes with it (it would hold its ports).
     killGroup(proc.pid, "SIGKILL");

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { freePort, getJson, startTestCore } from "../helpers";
+import { catalogueTable, kindDetail, type CatalogueBody } from "../../src/cli/catalogue";
 import { cli } from "./cli-helpers";
 
 describe("honeybee catalogue", () => {
@@ -8,10 +9,12 @@ describe("honeybee catalogue", () => {
     const list = await cli(["catalogue"], core);
     expect(list.code).toBe(0);
     const lines = list.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^KIND\s+ALIASES\s+CONFIG KEYS\s+DESCRIPTION$/);
-    expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 2))).toEqual([
-      ["cowrie", "ssh-telnet, ssh"],
-      ["honnypotter", "http-login, wordpress"],
+    expect(lines[0]).toMatch(/^KIND\s+ALIASES\s+DESCRIPTION$/);
+    // Rows start at the left edge; their descriptions wrap onto indented lines.
+    expect(lines.slice(1).filter((l) => /^\S/.test(l)).map((l) => l.split(/\s{2,}/).slice(0, 3))).toEqual([
+      ["cowrie", "ssh-telnet, ssh", "SSH and Telnet honeypot with a fake Debian"],
+      ["honnypotter", "http-login, wordpress", "HTTP login honeypot: a WordPress 6.7 login"],
+      ["Config keys and events of a kind: honeybee catalogue KIND"],
     ]);
     expect((await cli(["catalogue", "--json"], core)).json).toEqual((await getJson(`${core.api}/api/v1/catalogue`)).body);
 
@@ -20,6 +23,26 @@ describe("honeybee catalogue", () => {
     expect(kind.stdout).toMatch(/^ssh_port\s+2222\s+Port of the SSH listener\.$/m);
     expect(kind.stdout).toContain("Events: cowrie.session.connect, ");
     expect((await cli(["catalog", "http-login", "--json"], core)).json).toMatchObject({ name: "honnypotter", config: { http_port: { default: "8080", port: true } } });
+  });
+
+  test("fits 80 columns (a pipe, or an 80-column terminal) without losing a word", async () => {
+    await using core = await startTestCore();
+    const body = (await getJson(`${core.api}/api/v1/catalogue`)).body as CatalogueBody;
+    const outputs = [(await cli(["catalogue"], core)).stdout, (await cli(["catalogue", "cowrie"], core)).stdout, (await cli(["catalogue", "honnypotter"], core)).stdout];
+    const tooLong = (text: string, width: number) => text.split("\n").filter((l) => l.length > width);
+    for (const text of outputs) expect(tooLong(text, 80)).toEqual([]);
+    // A terminal's own width, narrower or wider.
+    for (const width of [72, 120]) {
+      for (const text of [catalogueTable(body.kinds, width), ...body.kinds.map((k) => kindDetail(k, width))]) expect(tooLong(text, width)).toEqual([]);
+    }
+    // Wrapped, not cut: every word of every description and default is still there.
+    const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+    const shown = new Set(words(outputs.join("\n")));
+    for (const k of body.kinds) {
+      const texts = [k.description, ...Object.values(k.config).flatMap((c) => [c.description, c.default])];
+      expect(texts.flatMap(words).filter((w) => !shown.has(w))).toEqual([]);
+    }
+    expect(outputs.join("\n")).not.toContain("…");
   });
 
   test("errors: unknown kind or unreachable Core (1), bad flag (2)", async () => {

@@ -64,4 +64,21 @@ describe("docker/", () => {
     expect(copied.filter((dir) => !existsSync(join(ROOT, dir)))).toEqual([]);
     expect(copied).toEqual(["bin", "src", "drizzle", "catalogue"]);
   });
+
+  test("the examples give a node the enrollment token that Core is given", () => {
+    const joined = dockerfile.replace(/\\\n#\s+/g, " ");
+    const examples = [...joined.matchAll(/^#\s+docker run (.*)$/gm)].map((m) => m[1]!);
+    const coreRun = examples.find((e) => !/ honeybee node /.test(e + " ") && e.includes("HONEYBEE_NODE_ENROLLMENT_TOKEN"));
+    const nodeRun = examples.find((e) => / honeybee node /.test(e + " "));
+    expect(coreRun).toBeDefined();
+    expect(nodeRun).toMatch(/HONEYBEE_ENROLLMENT_TOKEN=|--enrollment-token /);
+  });
+
+  test("compose says how authentication is turned on for each party, in keys the program has", () => {
+    const comments = [...composeText.matchAll(/#(.*)$/gm)].map((m) => m[1]!).join("\n");
+    for (const v of ["HONEYBEE_TOKENS_FILE", "HONEYBEE_TOKEN", "HONEYBEE_NODE_ENROLLMENT_TOKEN", "HONEYBEE_ENROLLMENT_TOKEN"]) expect(comments).toMatch(new RegExp(`\\b${v}\\b`));
+    // Node authentication exists (enrollment, then TOTP): the comments must not say otherwise.
+    expect(comments).not.toMatch(/no authentication yet/);
+    expect(compose.services.core!.environment).toEqual({ HONEYBEE_INSECURE: "true" });
+  });
 });

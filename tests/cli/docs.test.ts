@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { staleDocs } from "../../scripts/gen-docs";
 import { loadCatalogue } from "../../src/catalogue/loader";
@@ -9,7 +9,7 @@ import { normalise } from "../../src/core/ingest/normalise";
 import { unwrapNodeCommand } from "../../src/core/proxy/server";
 import { parseWithIds } from "../../src/protocol/json";
 import { decodeEnvelope } from "../../src/protocol/messages";
-import { ROOT } from "../helpers";
+import { BUN, ROOT } from "../helpers";
 
 const doc = (name: string) => readFileSync(join(ROOT, "docs", name), "utf8");
 const jsonBlocks = (text: string) => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
@@ -57,5 +57,47 @@ describe("reference docs", () => {
   test("node ids in the examples keep all their digits", () => {
     expect(doc("protocol.md")).toContain('"node_id": 18446744073709551557');
     expect(doc("api.md")).toContain('"node_id": 18446744073709551557');
+  });
+
+  test("docs/cli.md has every command of the program, token create included", async () => {
+    const help = async (...args: string[]) => {
+      const p = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args, "--help"], { stdout: "pipe", stderr: "pipe", env: { ...process.env, COLUMNS: "200" } });
+      return new Response(p.stdout).text();
+    };
+    const commandsIn = (text: string) => [...(text.split("\nCommands:\n")[1] ?? "").matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1]!).filter((c) => c !== "help");
+    const top = commandsIn(await help());
+    const subs = await Promise.all(top.map(async (c) => commandsIn(await help(c)).map((s) => `${c} ${s}`)));
+    // `token` only groups its subcommands; every other command runs.
+    const all = [...top.filter((c) => c !== "token"), ...subs.flat()];
+    expect(all).toContain("token create");
+    const text = doc("cli.md");
+    expect(all.filter((c) => !text.includes(`\n## honeybee ${c}\n`))).toEqual([]);
+  });
+});
+
+/** Every text file under the folders, as [path, text]. */
+function texts(...dirs: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (p: string) => {
+    if (statSync(p).isDirectory()) for (const f of readdirSync(p)) walk(join(p, f));
+    else if (/\.(ts|md|json|yaml|sh)$|Dockerfile$/.test(p)) out.push([p.slice(ROOT.length + 1), readFileSync(p, "utf8")]);
+  };
+  for (const d of dirs) walk(join(ROOT, d));
+  return out;
+}
+
+describe("the repository speaks of itself", () => {
+  test("code, tests and docs cite files in the repository, not design notes outside it", () => {
+    const outside = ["SPEC", "DESIGN"].map((n) => `${n}.md`);
+    const hits = texts("src", "tests", "bench", "scripts", "docs", "docker", "catalogue", "README.md").filter(([, t]) => outside.some((o) => t.includes(o)));
+    expect(hits.map(([p]) => p)).toEqual([]);
+  });
+
+  test("no example uses Cowrie's default host name, a known honeypot tell, and the built-in cowrie does not default to it", () => {
+    const tell = ["svr", "04"].join("");
+    const hits = texts("src", "tests", "docs", "docker", "catalogue", "README.md").filter(([, t]) => t.includes(tell));
+    expect(hits.map(([p]) => p)).toEqual([]);
+    const { kinds } = loadCatalogue(BUILTIN_CATALOGUE);
+    expect(kinds.find((k) => k.manifest.name === "cowrie")!.manifest.config.hostname!.default).toBe("debian");
   });
 });

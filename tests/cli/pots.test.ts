@@ -7,6 +7,10 @@ import { BIG_ID, freePort, registerNode, startTestCore, tempDir, type TestCore }
 import { FAST, FIXTURE_CATALOGUE } from "../node/node-helpers";
 import { cli } from "./cli-helpers";
 
+/** A control character a terminal would act on (newlines aside). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw controls is the point
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
 /** A real node agent on the fixture catalogue (kind `testpot`), registered with `core`. */
 async function startAgent(core: TestCore, data: string, name = "sensor-1") {
   const registered = Promise.withResolvers<bigint>();
@@ -216,5 +220,43 @@ describe("errors of the commands that wait for a node", () => {
       const res = await cli(args, off);
       expect({ args, code: res.code, stderr: res.stderr }).toEqual({ args, code: 2, stderr: `honeybee: ${message}\n` });
     }
+  });
+});
+
+describe("a node's text is escaped on every output path", () => {
+  test("a command message with terminal escapes prints as visible escapes, in progress, result and error lines", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core, BIG_ID, "sensor-\u001b[31m1");
+    const evil = "\u001b]0;owned\u0007\u001b[2J\rdone\nforged line";
+    const shown = "\\x1b]0;owned\\x07\\x1b[2J\\rdone\\nforged line";
+    const label = `sensor-\\x1b[31m1 (${BIG_ID})`;
+
+    const start = cli(["start", String(BIG_ID), "ssh-01"], core);
+    let sent = await node.nextKind("NodeCommand");
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Starting", message: evil });
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Running", message: evil });
+    node.send("CommandResult", { command_id: sent.command_id, node_id: BIG_ID, ok: true, message: evil });
+    const ok = await start;
+    expect(ok.code).toBe(0);
+    expect(lines(ok.stderr)).toEqual([`DeployPot ssh-01: sent to node ${label}, command ${sent.command_id}`, `  ssh-01: Starting (${shown})`]);
+    expect(ok.stdout).toBe(`ssh-01 is Running on node ${label}: ${shown}\n`);
+
+    const stop = cli(["stop", String(BIG_ID), "ssh-01"], core);
+    sent = await node.nextKind("NodeCommand");
+    node.send("CommandResult", { command_id: sent.command_id, node_id: BIG_ID, ok: false, message: evil });
+    const failed = await stop;
+    expect(failed.code).toBe(1);
+    expect(lines(failed.stderr).at(-1)).toBe(`honeybee: ssh-01 failed on node ${label}: ${shown}`);
+    for (const out of [ok.stdout, ok.stderr, failed.stdout, failed.stderr]) expect(out).not.toMatch(RAW_CONTROL);
+
+    // --json keeps the exact text, escaped: C1 controls too (0x9b is a one-byte CSI).
+    const c1 = `${evil}\u009b31m\u007f`;
+    const json = cli(["start", String(BIG_ID), "ssh-01", "--json"], core);
+    sent = await node.nextKind("NodeCommand");
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Running", message: c1 });
+    node.send("CommandResult", { command_id: sent.command_id, node_id: BIG_ID, ok: true, message: c1 });
+    const j = await json;
+    expect(j.json).toMatchObject({ status: "Running", message: c1 });
+    expect(j.stdout).not.toMatch(RAW_CONTROL);
   });
 });

@@ -130,7 +130,7 @@ describe("README walkthrough", () => {
     const swaggerUrl = SECTION.match(/Swagger UI at (http:\/\/\S+)/)![1]!;
     const swagger = await box.run(`node_modules/.bin/bun -e 'const r = await fetch("${swaggerUrl}"); console.log(r.status, (await r.text()).includes("swagger-ui"))'`);
     expect(swagger.stdout.trim()).toBe("200 true");
-    expect(await ok("bin/honeybee catalogue")).toMatch(/^cowrie\s+.*ssh_port/m);
+    expect(await ok("bin/honeybee catalogue")).toMatch(/^cowrie\s+ssh-telnet, ssh\s+SSH and Telnet honeypot/m);
     expect(await ok("bin/honeybee catalogue cowrie")).toContain("ssh_port");
 
     // 4.

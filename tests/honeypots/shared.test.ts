@@ -12,7 +12,7 @@ const MANIFEST = {
   config: {
     ssh_port: { default: "2222", description: "", port: true },
     telnet_port: { default: "2223", description: "", port: true },
-    hostname: { default: "svr04", description: "", schema: { pattern: "^[a-z0-9-]+$" } },
+    hostname: { default: "db-prod-2", description: "", schema: { pattern: "^[a-z0-9-]+$" } },
   },
 };
 
@@ -31,7 +31,7 @@ describe("pot config", () => {
       const file = join(dir, "config.json");
       writeFileSync(file, `{"ssh_port":"0","pot_id":"p1","event_port":"9101","node_id":${NODE_ID}}`);
       const config = loadConfig(MANIFEST, { HONEYBEE_CONFIG: file, HONEYBEE_SSH_PORT: "1", HONEYBEE_TELNET_PORT: "2224", HONEYBEE_EVENT_HOST: "10.0.0.1" });
-      expect(config).toEqual({ ssh_port: "0", telnet_port: "2224", hostname: "svr04", event_host: "10.0.0.1", event_port: "9101", node_id: NODE_ID, pot_id: "p1", pot_type: "cowrie" });
+      expect(config).toEqual({ ssh_port: "0", telnet_port: "2224", hostname: "db-prod-2", event_host: "10.0.0.1", event_port: "9101", node_id: NODE_ID, pot_id: "p1", pot_type: "cowrie" });
     });
     expect(loadConfig(MANIFEST, {})).toMatchObject({ ssh_port: "2222", pot_id: "cowrie", pot_type: "cowrie", node_id: "", event_port: "" });
   });

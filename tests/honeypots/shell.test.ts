@@ -7,22 +7,22 @@ import { allows, parseUserDb } from "../../src/honeypots/cowrie/userdb";
 const NOW = new Date("2026-11-22T01:07:41Z");
 
 function shell(opts: Partial<ShellOptions> = {}): Shell {
-  return new Shell({ hostname: "svr04", username: "root", interactive: true, tty: false, now: () => NOW, remoteIp: "203.0.113.9", ...opts });
+  return new Shell({ hostname: "db-prod-2", username: "root", interactive: true, tty: false, now: () => NOW, remoteIp: "203.0.113.9", ...opts });
 }
 
 describe("the fake shell", () => {
   test("identity commands tell one consistent Debian 12 story", () => {
     const sh = shell();
     expect(sh.run("uname -a; whoami; id; hostname; uname -snrm").stdout).toBe(
-      "Linux svr04 6.1.0-26-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30) x86_64 GNU/Linux\n" +
-        "root\nuid=0(root) gid=0(root) groups=0(root)\nsvr04\nLinux svr04 6.1.0-26-amd64 x86_64\n",
+      "Linux db-prod-2 6.1.0-26-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.112-1 (2024-09-30) x86_64 GNU/Linux\n" +
+        "root\nuid=0(root) gid=0(root) groups=0(root)\ndb-prod-2\nLinux db-prod-2 6.1.0-26-amd64 x86_64\n",
     );
     expect(sh.run("uname").stdout).toBe("Linux\n");
     expect(sh.run("uname -z")).toMatchObject({ stderr: "uname: invalid option -- 'z'\nTry 'uname --help' for more information.\n", status: 1 });
     expect(sh.run("cat /etc/os-release | head -n 1").stdout).toBe('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n');
     const user = shell({ username: "admin" });
     expect(user.run("whoami; id -u; pwd").stdout).toMatch(/^admin\nuid=1000\(admin\).*\n\/home\/admin\n$/);
-    expect(user.prompt()).toBe("admin@svr04:~$ ");
+    expect(user.prompt()).toBe("admin@db-prod-2:~$ ");
     expect(user.run("cat /etc/shadow").stderr).toBe("cat: /etc/shadow: Permission denied\n");
   });
 
@@ -93,7 +93,7 @@ describe("the fake shell", () => {
     const sh = shell({ tty: true });
     expect(sh.run("cd /nope").stderr).toBe("-bash: cd: /nope: No such file or directory\n");
     sh.run("cd /usr/../etc");
-    expect(sh.prompt()).toBe("root@svr04:/etc# ");
+    expect(sh.prompt()).toBe("root@db-prod-2:/etc# ");
     expect(sh.run("ls /").stdout).toBe(
       "bin   dev  home        lib    lost+found  mnt  proc  run   srv  tmp  var\nboot  etc  initrd.img  lib64  media       opt  root  sbin  sys  usr  vmlinuz\n",
     );

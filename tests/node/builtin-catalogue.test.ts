@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { freePort, LineClient } from "../helpers";
 import { nodeTest } from "./node-helpers";
 
@@ -16,4 +18,16 @@ describe("the built-in catalogue through the node", () => {
       attacker.close();
     }
   });
+
+  test.each([["cowrie", "../../.."], ["honnypotter", "log/../../elsewhere"], ["cowrie", "/tmp"]])(
+    "%s: a log_path outside the pot's folder (%p) is refused with a clear install failure",
+    async (kind, logPath) => {
+      await using t = await nodeTest({ catalogue: "" });
+      const r = await t.core.command(t.node.nodeId, { InstallPot: { pot_id: "p1", honeypot_type: kind, config: { log_path: logPath }, auto_start: true } });
+      const message = `config key log_path: ${JSON.stringify(logPath)} leaves the pot's folder; give a relative path inside it, without ".." (e.g. "log")`;
+      expect(r).toMatchObject({ ok: false, message });
+      expect(await t.core.status("p1", "Failed")).toMatchObject({ message });
+      expect(existsSync(join(t.node.dataDir, "pots", "p1"))).toBe(false);
+    },
+  );
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describeKinds, findKind, loadCatalogue, parseManifest } from "../../src/catalogue/loader";
 import { BUILTIN_CATALOGUE } from "../../src/catalogue/paths";
 import type { Manifest } from "../../src/catalogue/manifest";
-import { expandArgv, potEnv, resolvePotConfig } from "../../src/catalogue/pot-config";
+import { expandArgv, insidePotDir, potEnv, resolvePotConfig } from "../../src/catalogue/pot-config";
 import { tempDir } from "../helpers";
 import { FIXTURE_CATALOGUE } from "./node-helpers";
 
@@ -14,7 +14,7 @@ const manifest = (over: Partial<Manifest> = {}): Manifest => ({
   description: "d",
   entry: ["${BUN}", "run.ts"],
   install: [],
-  config: { ssh_port: { default: "2222", description: "", port: true }, telnet_port: { default: "2223", description: "", port: true }, hostname: { default: "svr04", description: "", schema: { pattern: "^[a-z0-9-]+$" } } },
+  config: { ssh_port: { default: "2222", description: "", port: true }, telnet_port: { default: "2223", description: "", port: true }, hostname: { default: "db-prod-2", description: "", schema: { pattern: "^[a-z0-9-]+$" } } },
   ...over,
 });
 const integration = { event_host: "127.0.0.1", event_port: 9101, node_id: 18446744073709551557n, pot_id: "p", pot_type: "kind" };
@@ -56,7 +56,7 @@ describe("catalogue loader", () => {
 
 describe("pot config", () => {
   test("defaults < given, every value checked", () => {
-    expect(resolvePotConfig(manifest(), { ssh_port: "22" }, integration)).toEqual({ ok: true, value: { ssh_port: "22", telnet_port: "2223", hostname: "svr04" } });
+    expect(resolvePotConfig(manifest(), { ssh_port: "22" }, integration)).toEqual({ ok: true, value: { ssh_port: "22", telnet_port: "2223", hostname: "db-prod-2" } });
     expect(resolvePotConfig(manifest(), { hostname: "Bad Host" }, integration)).toEqual({ ok: false, message: 'config key hostname: "Bad Host" does not match ^[a-z0-9-]+$' });
     expect(resolvePotConfig(manifest(), { ssh_port: "2223" }, integration)).toEqual({ ok: false, message: "config keys ssh_port and telnet_port both use port 2223" });
     expect(resolvePotConfig(manifest(), { ssh_port: 22 as unknown as string }, integration)).toMatchObject({ ok: false, message: expect.stringContaining("must be a string") });
@@ -87,5 +87,12 @@ describe("the built-in catalogue", () => {
     const cat = loadCatalogue(BUILTIN_CATALOGUE);
     expect(cat.problems).toEqual([]);
     for (const { manifest: m } of cat.kinds) expect(m.entry.length).toBeGreaterThan(0);
+  });
+});
+
+describe("path config keys", () => {
+  test("stay inside the pot's folder", () => {
+    expect(["log", "./log", "logs/cowrie", "a/../log", "log/"].filter(insidePotDir)).toEqual(["log", "./log", "logs/cowrie", "a/../log", "log/"]);
+    expect(["", " ", "..", "../log", "../../..", "log/../..", "/var/log", "log\\..\\..", "log\n", "a/\0"].filter(insidePotDir)).toEqual([]);
   });
 });

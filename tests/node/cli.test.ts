@@ -2,11 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { processRunning as processAlive } from "../../src/node/orphans";
 import { FakeCore } from "../helpers/fake-core";
-import { BUN, freePort, ROOT, tempDir } from "../helpers";
+import { BUN, freePort, ROOT, tempDir, until } from "../helpers";
 import { FIXTURE_CATALOGUE } from "./node-helpers";
 
-function spawnNode(core: FakeCore, data: string) {
-  const args = ["--core", core.core, "--events", core.eventsAddress, "--name", "cli-node", "--type", "Agent", "--data", data, "--relay-port", "0", "--catalogue", FIXTURE_CATALOGUE];
+function spawnNode(core: FakeCore, data: string, catalogue = FIXTURE_CATALOGUE) {
+  const args = ["--core", core.core, "--events", core.eventsAddress, "--name", "cli-node", "--type", "Agent", "--data", data, "--relay-port", "0", ...(catalogue ? ["--catalogue", catalogue] : [])];
   const fast = ["--heartbeat-ms", "50", "--reconnect-min-ms", "10", "--reconnect-max-ms", "100", "--stop-grace-ms", "2000", "--log-level", "silent"];
   return Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "node", ...args, ...fast], { stdout: "pipe", stderr: "pipe" });
 }
@@ -68,5 +68,50 @@ describe("honeybee node", () => {
     const p = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), "node", "--data", dir.path, "--catalogue", join(dir.path, "nope"), "--log-level", "silent"], { stdout: "pipe", stderr: "pipe" });
     expect(await p.exited).toBe(1);
     expect(await new Response(p.stderr).text()).toContain(`invalid value for "catalogue": ${join(dir.path, "nope")} is neither a directory nor a git URL`);
+  });
+
+  describe("its honeypots do not outlive it", () => {
+    async function nodeWithHoneypot(core: FakeCore, data: string) {
+      // The built-in honnypotter keeps the runtime contract: it watches the node's stdin pipe.
+      const proc = spawnNode(core, data, "");
+      const reg = await core.next("NodeRegistration");
+      const r = await core.command(reg.node_id, { InstallPot: { pot_id: "wp", honeypot_type: "honnypotter", config: { http_port: String(freePort()) }, auto_start: true } });
+      expect(r.ok).toBe(true);
+      return { proc, pot: pidOf(await core.status("wp", "Running")) };
+    }
+
+    test("SIGKILL of the node: the honeypot notices its stdin pipe close and exits by itself", async () => {
+      using core = FakeCore.start();
+      using dir = tempDir();
+      const { proc, pot } = await nodeWithHoneypot(core, dir.path);
+      try {
+        expect(processAlive(pot)).toBe(true);
+        proc.kill("SIGKILL");
+        await proc.exited;
+        // Not our child: nothing to await but its disappearance.
+        await until(() => !processAlive(pot), `honeypot ${pot} to exit`, 1000);
+      } finally {
+        try {
+          process.kill(-pot, "SIGKILL");
+        } catch {}
+      }
+    });
+
+    test("SIGHUP stops the node cleanly: honeypots stopped, NodeDrop, exit 0", async () => {
+      using core = FakeCore.start();
+      using dir = tempDir();
+      const { proc, pot } = await nodeWithHoneypot(core, dir.path);
+      try {
+        proc.kill("SIGHUP");
+        expect(await proc.exited).toBe(0);
+        await core.next("NodeDrop");
+        expect(processAlive(pot)).toBe(false);
+      } finally {
+        proc.kill("SIGKILL");
+        try {
+          process.kill(-pot, "SIGKILL");
+        } catch {}
+      }
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FakeCore } from "../helpers/fake-core";
 import { freePort, tempDir } from "../helpers";
@@ -67,5 +67,40 @@ describe("git catalogues", () => {
     expect(r).toMatchObject({ ok: true, message: "installed testpot as p" });
     // The clone is gone once the pot is installed.
     expect(readdirSync(join(node.dataDir, "tmp"))).toEqual([]);
+  });
+
+  test("git_allow: a `..` (plain or escaped) or a sibling folder cannot reach a repository outside the allowed folder", async () => {
+    using core = FakeCore.start();
+    using dir = tempDir();
+    const allowedDir = join(dir.path, "allowed");
+    mkdirSync(allowedDir);
+    // A repository outside the allowed folder whose install step leaves a mark if it ever runs.
+    const evil = join(dir.path, "evil.git");
+    cpSync(FIXTURE_CATALOGUE, evil, { recursive: true });
+    const marker = join(dir.path, "pwned");
+    writeFileSync(join(evil, "testpot", "install-fixture.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    git(evil, "init", "-q");
+    git(evil, "add", ".");
+    git(evil, "commit", "-q", "-m", "evil");
+    const sibling = join(dir.path, "allowed-evil");
+    cpSync(evil, sibling, { recursive: true });
+    const inside = makeRepo(allowedDir);
+
+    await using node = await startTestNode(core, join(dir.path, "node"), { git_allow: `file://${allowedDir}` });
+    await core.next("NodeRegistration");
+    const install = (pot_id: string, git_url: string) =>
+      core.command(node.nodeId, { InstallPot: { pot_id, honeypot_type: "testpot", config: { listen_port: String(freePort()) }, auto_start: false, git_url } });
+
+    for (const [i, git_url] of [`file://${allowedDir}/../evil.git`, `file://${allowedDir}/%2e%2e/evil.git`, `file://${sibling}`].entries()) {
+      const r = await install(`evil-${i}`, git_url);
+      expect(r).toMatchObject({ ok: false, message: `git_url ${git_url} is not allowed on this node; its operator can add it to git_allow (now: file://${allowedDir})` });
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(join(node.dataDir, "pots"))).toBe(false);
+
+    // A `..` that stays inside the folder is fine: the normalised URL is cloned.
+    const ok = await install("inside", `file://${allowedDir}/sub/../${inside.slice(allowedDir.length + 1)}`);
+    expect(ok).toMatchObject({ ok: true, message: "installed testpot as inside" });
+    expect((await core.status("inside", "Stopped")).message).toBe(`installed from file://${inside}`);
   });
 });

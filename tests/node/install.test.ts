@@ -37,6 +37,8 @@ describe("InstallPot from a directory catalogue", () => {
     expect(seen.env).toEqual({
       ...Object.fromEntries(Object.entries(expectedConfig).map(([k, v]) => [`HONEYBEE_${k.toUpperCase()}`, v])),
       HONEYBEE_CONFIG: join(potDir, "config.json"),
+      // stdin is the node's pipe: its end means the node is gone (catalogue/README.md).
+      HONEYBEE_EXIT_ON_STDIN_EOF: "1",
     });
     expect(seen.keys.filter((k: string) => !k.startsWith("HONEYBEE_"))).toEqual(["HOME", "LANG", "PATH"].filter((k) => process.env[k]));
     expect(existsSync(join(node.dataDir, "logs", "pot-1", "install.log"))).toBe(true);

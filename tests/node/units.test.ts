@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/config";
 import { Backoff } from "../../src/node/backoff";
 import { chooseSource, looksLikeGit } from "../../src/node/catalogue-fetch";
 import { eventsAddress, hostPort, loadNodeConfig } from "../../src/node/config";
 import { stampEvent } from "../../src/node/event-stamp";
-import { loadOrCreateNodeId } from "../../src/node/identity";
+import { loadOrCreateNodeId, lockDataDir, processStartTime } from "../../src/node/identity";
 import { groupUsage, tailLines } from "../../src/node/pot-observe";
 import { tempDir } from "../helpers";
 
@@ -113,5 +113,31 @@ describe("what GetPotLogs and GetPotMetrics read", () => {
     expect(mine!.rss_bytes).toBeGreaterThan(1024 * 1024);
     expect(mine!.processes).toBeGreaterThanOrEqual(1);
     expect(groupUsage(2 ** 30)).toBeNull();
+  });
+});
+
+describe("the data directory lock", () => {
+  test("a second agent is refused; a lock of a dead process or of a recycled pid is taken over", async () => {
+    using dir = tempDir();
+    const file = join(dir.path, "node.lock");
+    // Held by a live node agent: refused, naming it.
+    const other = Bun.spawn(["sleep", "30"]);
+    try {
+      writeFileSync(file, `${other.pid} ${processStartTime(other.pid)}\n`);
+      expect(() => lockDataDir(dir.path)).toThrow(`data directory ${dir.path} is in use by another node agent (pid ${other.pid}); give each node its own --data`);
+      // The same pid, started at another time: the agent that wrote it is gone, the pid reused.
+      writeFileSync(file, `${other.pid} 1\n`);
+      lockDataDir(dir.path).release();
+    } finally {
+      other.kill("SIGKILL");
+      await other.exited;
+    }
+    // Its process is dead (a node killed with SIGKILL): taken over.
+    writeFileSync(file, `${other.pid} ${processStartTime(process.pid)}\n`);
+    const lock = lockDataDir(dir.path);
+    expect(readFileSync(file, "utf8")).toBe(`${process.pid} ${processStartTime(process.pid)}\n`);
+    expect(() => lockDataDir(dir.path)).toThrow("is already used by a node agent in this process");
+    lock.release();
+    expect(existsSync(file)).toBe(false);
   });
 });

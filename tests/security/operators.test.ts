@@ -16,7 +16,7 @@ const postCommand = (api: string, headers: Record<string, string>) =>
   getJson(`${api}/api/v1/nodes/${BIG_ID}/commands`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ DeployPot: "ssh-1" }) });
 
 describe("safe defaults", () => {
-  test("with no credentials, loopback behaves as SPEC.md: no token needed anywhere", async () => {
+  test("with no credentials, loopback needs no token anywhere", async () => {
     await using core = await startTestCore();
     using node = await registerNode(core);
     expect((await getJson(`${core.api}/api/v1/nodes`)).status).toBe(200);

@@ -90,7 +90,7 @@ export const commandsApi = (router: CommandRouter, store: CommandStore, security
       ({ params, body, request, server, set }) => {
         noQuery(request.url);
         const nodeId = parseNodeId(params.node_id);
-        // Accept the bare command object (SPEC.md's examples) or a NodeCommand around it.
+        // Accept the bare command object (docs/api.md's examples) or a NodeCommand around it.
         const raw = body && typeof body === "object" && "command" in body ? (body as { command: unknown }).command : body;
         const principal = security.principals.get(request)?.name ?? null;
         const res = router.issue(nodeId, raw, { source: "rest", remote: server?.requestIP(request)?.address ?? null, principal });

@@ -1,5 +1,5 @@
 /**
- * REST resource shapes, exactly as SPEC.md 2 and 4.1 name them. One schema per shape feeds
+ * REST resource shapes, exactly as docs/api.md and docs/protocol.md name them. One schema per shape feeds
  * validation, TypeScript types and the OpenAPI document.
  */
 import { Type } from "@sinclair/typebox";

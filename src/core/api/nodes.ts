@@ -1,5 +1,5 @@
 /**
- * Nodes and honeypots: the four read operations of SPEC.md 4.1 (health lives beside them).
+ * Nodes and honeypots: the four read operations of docs/api.md (health lives beside them).
  */
 import { Elysia, t } from "elysia";
 import { toU64 } from "../../protocol/json";

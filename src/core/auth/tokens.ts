@@ -17,7 +17,7 @@ export interface Principal {
   role: Role;
 }
 
-/** The principal of every request when authentication is off (SPEC.md's interface). */
+/** The principal of every request when authentication is off (README, "Security": no credentials anywhere). */
 export const ANONYMOUS: Principal = { name: "anonymous", role: "operator" };
 
 export const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");

@@ -47,7 +47,7 @@ export interface EventSocketOptions {
   drainQuietMs?: number;
   /** On stop: the longest wait for busy connections before they are closed anyway. */
   drainMaxMs?: number;
-  /** Node authentication and connection limits; absent means open (SPEC.md's default). */
+  /** Node authentication and connection limits; absent means open (the default; README, "Security"). */
   security?: EventSocketSecurity;
   tls?: TlsOptions;
   /**

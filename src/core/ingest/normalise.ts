@@ -2,7 +2,7 @@
  * Turns every accepted event shape into one normalised event. Pure: no sockets, no database,
  * no clock (the receive time comes in), so the rules are tested on their own.
  *
- * Accepted shapes (DESIGN.md "Events"):
+ * Accepted shapes (docs/protocol.md, "Events"):
  * - a PotEvent, PotLog or NodeEvent envelope `{"version":2,"message":{"PotEvent":{...}}}`;
  * - a bare PotEvent in either field style: `{node_id, pot_id, pot_type, event_type, timestamp,
  *   data}` or `{node_id, pot_id, event, message, metadata, timestamp}`; a bare PotLog;

@@ -1,6 +1,6 @@
 /**
  * The event socket's fast path: reads a flat honeypot-native line (Cowrie's output, a node's
- * relayed events; DESIGN.md "Events") without building an object for it.
+ * relayed events; docs/protocol.md, "Events") without building an object for it.
  *
  * At the ingest rate `JSON.parse` alone was a quarter of the receiving thread, and most of the
  * object it builds was thrown away again after re-serialising `data` (measured: parse 0.92 µs,

@@ -1,8 +1,9 @@
 /**
  * The runtime contract every built-in honeypot keeps with the node agent: config from
  * HONEYBEE_CONFIG / HONEYBEE_* (exit 2 on a bad value, naming the key), one ready line on stdout
- * with the ports really bound, diagnostics as JSON on stderr, and on SIGTERM or SIGINT: stop
- * listening, close sessions, flush events (bounded), exit 0.
+ * with the ports really bound, diagnostics as JSON on stderr, and on SIGTERM or SIGINT, or when
+ * the node agent is gone (end of the stdin pipe it gives every honeypot): stop listening, close
+ * sessions, flush events (bounded), exit 0.
  */
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
@@ -10,6 +11,7 @@ import type { Manifest } from "../../catalogue/manifest.ts";
 import { toU64 } from "../../protocol/json.ts";
 import { ConfigError, loadConfig, parsePort, type PotConfig } from "./config.ts";
 import { EventSink } from "./sink.ts";
+import { watchParent } from "../../signals.ts";
 
 export interface PotContext {
   config: PotConfig;
@@ -76,4 +78,6 @@ export async function runPot(manifest: Pick<Manifest, "name" | "config">, start:
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // A node agent that died (SIGKILL) cannot stop its honeypots; they notice and stop themselves.
+  watchParent(() => void shutdown("node agent exited"));
 }
