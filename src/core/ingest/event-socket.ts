@@ -29,6 +29,7 @@ import type { TlsOptions } from "../tls";
 import { fromScanned, normalise, toIngestEvent, type NormaliseContext } from "./normalise";
 import { parseEventLine } from "./parse";
 import { newScannedLine, scanNativeLine } from "./scan";
+import { scanEnvelopeLine } from "./scan-envelope";
 import type { Ingest, StreamTag } from "./types";
 
 export interface EventSocketOptions {
@@ -136,7 +137,8 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     c.tag.lineNo++;
     if (c.tag.spool && c.tag.spool.first + c.tag.lineNo <= c.skipThrough) return ingest.skipDuplicate(c.tag);
-    if (scanNativeLine(text, scanned)) {
+    // Flat lines first (most senders); an envelope fails that scan within its first members.
+    if (scanNativeLine(text, scanned) || scanEnvelopeLine(text, scanned)) {
       const ev = fromScanned(scanned, c);
       if (ev) return ingest.enqueue(ev, c.tag, scanned, bytes ?? undefined, at);
     }
