@@ -8,6 +8,7 @@ const [url, countArg, sampleArg] = process.argv.slice(2);
 const count = Number(countArg);
 const sampleEvery = Number(sampleArg ?? 20);
 let received = 0;
+let firstAt = 0;
 let lastAt = 0;
 let closed = 0;
 let open = 0;
@@ -30,6 +31,7 @@ for (let i = 0; i < count; i++) {
   ws.onerror = () => settle(false);
   ws.onmessage = (e) => {
     lastAt = Date.now();
+    if (firstAt === 0) firstAt = lastAt;
     if (++received % sampleEvery === 0) {
       const m = SENT_AT.exec(e.data as string);
       if (m) latencies.push(now() - Number(m[1]));
@@ -42,7 +44,7 @@ for (let i = 0; i < count; i++) {
 }
 
 const report = () => {
-  console.log(JSON.stringify({ received, closed, lastAt, latencies }));
+  console.log(JSON.stringify({ received, closed, firstAt, lastAt, latencies }));
   process.exit(0);
 };
 process.on("SIGTERM", report);

@@ -1,25 +1,35 @@
 /**
- * The ingest bench's baselines, each a minimal server in its own process:
+ * The ingest bench's simple baselines, each a minimal server in its own process:
  * - `discard`: split lines and JSON.parse them, nothing else (the parsing ceiling);
- * - `sqlite`: the simple single-process design: parse, then a prepared bun:sqlite INSERT,
- *   one transaction per 4096 rows or 5 ms, into a table with no secondary index.
+ * - `sqlite` (b): the simple single-process design: parse, then a prepared bun:sqlite INSERT
+ *   per row, one transaction per 4096 rows or 5 ms, into a table with no secondary index.
+ * Both take every shape the producer sends (bench/ingest-naive.ts) and answer a node's
+ * registration, so the control channel's producer can run against them too.
  *
- * argv: mode, expected events, db path (sqlite). Prints {"port"} when listening and
- * {"done": Date.now()} once every expected event is parsed (discard) or committed (sqlite).
+ * argv: mode, expected events, db path (sqlite). Prints {"port", "cpu"} when listening and
+ * {"done": Date.now(), "cpu"} once every expected event is parsed (discard) or committed
+ * (sqlite); cpu is the process's CPU time so far in µs, all threads.
  */
 import { Database } from "bun:sqlite";
 import { LineSplitter } from "../src/protocol/framing";
+import { naiveLine, registrationAck, type NaiveRow } from "./ingest-naive";
 
 const [mode, expectedArg, dbPath] = process.argv.slice(2);
 const expected = Number(expectedArg);
 let count = 0;
 
-const finish = () => {
-  console.log(JSON.stringify({ done: Date.now() }));
-  process.exit(0);
+/** CPU time of the whole process (every thread) so far, µs. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
 };
 
-let onEvent: (o: Record<string, unknown>, line: string) => void = () => {
+const finish = () => {
+  // Not exiting: the bench reads this process's peak memory before it ends it.
+  console.log(JSON.stringify({ done: Date.now(), cpu: cpu() }));
+};
+
+let onEvent: (row: NaiveRow) => void = () => {
   if (++count === expected) finish();
 };
 
@@ -27,10 +37,10 @@ if (mode === "sqlite") {
   const db = new Database(dbPath!, { strict: true });
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536");
   const insert = db.prepare("INSERT INTO events (ts, node_id, pot_id, pot_type, event_type, src_ip, data) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  let rows: unknown[][] = [];
+  let rows: NaiveRow[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
-  const commit = db.transaction((batch: unknown[][]) => {
-    for (const r of batch) insert.run(...(r as [number, string, string, string, string, string, string]));
+  const commit = db.transaction((batch: NaiveRow[]) => {
+    for (const r of batch) insert.run(...r);
   });
   const flush = () => {
     if (timer) clearTimeout(timer);
@@ -41,8 +51,8 @@ if (mode === "sqlite") {
     count += batch.length;
     if (count === expected) finish();
   };
-  onEvent = (o, line) => {
-    rows.push([Date.parse(o.timestamp as string), String(o.node_id), o.pot_id, o.pot_type, o.eventid, o.src_ip, line]);
+  onEvent = (row) => {
+    rows.push(row);
     if (rows.length >= 4096) flush();
     else timer ??= setTimeout(flush, 5);
   };
@@ -58,12 +68,13 @@ const server = Bun.listen<{ splitter: LineSplitter }>({
     data(s, chunk) {
       s.data.splitter.push(chunk, {
         line: (text) => {
-          const o = JSON.parse(text);
-          if (o.eventid) onEvent(o, text);
+          const l = naiveLine(text);
+          if (l.kind === "event") onEvent(l.row);
+          else if (l.kind === "registration") s.write(registrationAck(l.nodeId));
         },
         oversized: () => {},
       });
     },
   },
 });
-console.log(JSON.stringify({ port: server.port }));
+console.log(JSON.stringify({ port: server.port, cpu: cpu() }));

@@ -1,14 +1,25 @@
 /**
- * Realistic event lines for the ingest bench: what a node relays from Cowrie (flat JSON with
- * node_id / pot_id / pot_type stamped), about 300 bytes each, a mix dominated by failed logins,
- * and source addresses skewed like real traffic: address index = floor(100000 * u^3).
- * Deterministic for a seed, so every scenario of a run sends the same events.
+ * Realistic events for the ingest benches: what a node relays from Cowrie, about 300 bytes
+ * each, a mix dominated by failed logins, and source addresses skewed like real traffic:
+ * address index = floor(100000 * u^3). Deterministic for a seed, so every scenario of a run
+ * sends the same events, in each of the shapes Core accepts:
+ *
+ * - `flat`: Cowrie's own JSON with node_id / pot_id / pot_type stamped by the node;
+ * - `potevent`: a Protocol v2 PotEvent envelope (columns at the top, the rest in `data`);
+ * - `potlog`: a PotLog envelope as a v2 client sends it to 9100 (`log_type` = Cowrie's
+ *   eventid, typed values in `data`);
+ * - `potlog-control`: a PotLog as the upstream Go node sends it on the control channel: every
+ *   data value a string (Go's map[string]string, keys sorted as encoding/json writes them),
+ *   the time in RFC 3339 seconds.
  */
 
 const USERS = ["root", "admin", "user", "test", "ubuntu", "oracle", "pi", "postgres", "guest", "support", "ftpuser", "git", "nagios", "deploy"];
 const PASSWORDS = ["123456", "password", "admin", "root", "12345678", "qwerty", "1234", "toor", "raspberry", "letmein", "111111", "abc123", "P@ssw0rd", "changeme"];
-const NODE_ID = "18446744073709551557";
+export const NODE_ID = "18446744073709551557";
 const POTS = ["cowrie-01", "cowrie-02", "cowrie-03"];
+
+export const SHAPES = ["flat", "potevent", "potlog", "potlog-control"] as const;
+export type Shape = (typeof SHAPES)[number];
 
 /** mulberry32: small, fast, good enough for traffic shapes. */
 export function rng(seed: number): () => number {
@@ -22,26 +33,90 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** Returns a function making the i-th event line (no newline) with its time at `baseMs + i`. */
-export function eventLines(seed: number, baseMs: number): (i: number) => string {
+/** One event before it takes a shape: `extra` holds its type's own fields as [name, string value]. */
+interface Parts {
+  type: string;
+  extra: [string, string][];
+  ts: string;
+  ip: string;
+  srcPort: number;
+  session: string;
+  pot: string;
+}
+
+/** The address the generator gives address index `a`. */
+export function addressOf(a: number): string {
+  return `${(a * 2654435761) >>> 24}.${(a >> 8) & 255}.${a & 255}.${(a * 7 + 11) & 255}`;
+}
+
+/** Every address the generator can produce (for picking one it never sends). */
+export const ADDRESS_COUNT = 100_000;
+
+function generator(seed: number, baseMs: number, stepMs: number): (i: number) => Parts {
   const rnd = rng(seed);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
   return (i) => {
-    const a = Math.floor(100_000 * rnd() ** 3);
-    const ip = `${(a * 2654435761) >>> 24}.${(a >> 8) & 255}.${a & 255}.${(a * 7 + 11) & 255}`;
+    const a = Math.floor(ADDRESS_COUNT * rnd() ** 3);
+    const ip = addressOf(a);
     const session = ((a * 40503 + i) >>> 0).toString(16).padStart(12, "0");
-    const head = `{"eventid":"`;
-    const tail = `","sensor":"sensor-eu-1","timestamp":"${new Date(baseMs + i).toISOString()}","src_ip":"${ip}","src_port":${1024 + (i % 60000)},"dst_port":22,"session":"${session}","protocol":"ssh","node_id":${NODE_ID},"pot_id":"${POTS[i % 3]}","pot_type":"cowrie"}`;
+    const srcPort = 1024 + (i % 60000);
+    const p: Parts = { type: "", extra: [], ts: new Date(baseMs + i * stepMs).toISOString(), ip, srcPort, session, pot: POTS[i % 3]! };
     const r = rnd();
     if (r < 0.7) {
       const u = pick(USERS);
-      const p = pick(PASSWORDS);
-      return `${head}cowrie.login.failed","username":"${u}","password":"${p}","message":"login attempt [${u}/${p}] failed${tail}`;
+      const pw = pick(PASSWORDS);
+      p.type = "cowrie.login.failed";
+      p.extra = [["username", u], ["password", pw], ["message", `login attempt [${u}/${pw}] failed`]];
+    } else if (r < 0.8) {
+      p.type = "cowrie.session.connect";
+      p.extra = [["dst_ip", "10.0.0.5"], ["message", `New connection: ${ip}:${srcPort} (10.0.0.5:22)`]];
+    } else if (r < 0.9) {
+      p.type = "cowrie.session.closed";
+      p.extra = [["duration", `${(i % 97) / 10}`], ["message", `Connection lost after ${(i % 97) / 10} seconds`]];
+    } else if (r < 0.95) {
+      p.type = "cowrie.client.version";
+      p.extra = [["version", "SSH-2.0-libssh_0.9.6"], ["message", "Remote SSH version: SSH-2.0-libssh_0.9.6"]];
+    } else if (r < 0.98) {
+      p.type = "cowrie.command.input";
+      p.extra = [["input", "uname -a; cat /proc/cpuinfo"], ["message", "CMD: uname -a; cat /proc/cpuinfo"]];
+    } else {
+      p.type = "cowrie.login.success";
+      p.extra = [["username", "root"], ["password", pick(PASSWORDS)], ["message", "login attempt succeeded"]];
     }
-    if (r < 0.8) return `${head}cowrie.session.connect","dst_ip":"10.0.0.5","message":"New connection: ${ip}:${1024 + (i % 60000)} (10.0.0.5:22)${tail}`;
-    if (r < 0.9) return `${head}cowrie.session.closed","duration":"${(i % 97) / 10}","message":"Connection lost after ${(i % 97) / 10} seconds${tail}`;
-    if (r < 0.95) return `${head}cowrie.client.version","version":"SSH-2.0-libssh_0.9.6","message":"Remote SSH version: SSH-2.0-libssh_0.9.6${tail}`;
-    if (r < 0.98) return `${head}cowrie.command.input","input":"uname -a; cat /proc/cpuinfo","message":"CMD: uname -a; cat /proc/cpuinfo${tail}`;
-    return `${head}cowrie.login.success","username":"root","password":"${pick(PASSWORDS)}","message":"login attempt succeeded${tail}`;
+    return p;
   };
+}
+
+const fields = (kv: [string, string][]) => kv.map(([k, v]) => `"${k}":"${v}"`).join(",");
+
+function format(shape: Shape, p: Parts, nodeId: string): string {
+  const extra = fields(p.extra);
+  switch (shape) {
+    case "flat":
+      return `{"eventid":"${p.type}",${extra},"sensor":"sensor-eu-1","timestamp":"${p.ts}","src_ip":"${p.ip}","src_port":${p.srcPort},"dst_port":22,"session":"${p.session}","protocol":"ssh","node_id":${nodeId},"pot_id":"${p.pot}","pot_type":"cowrie"}`;
+    case "potevent":
+      return `{"version":2,"message":{"PotEvent":{"node_id":${nodeId},"pot_id":"${p.pot}","pot_type":"cowrie","event_type":"${p.type}","timestamp":"${p.ts}","src_ip":"${p.ip}","data":{${extra},"sensor":"sensor-eu-1","src_port":${p.srcPort},"dst_port":22,"session":"${p.session}","protocol":"ssh"}}}}`;
+    case "potlog":
+      return `{"version":2,"message":{"PotLog":{"node_id":${nodeId},"pot_id":"${p.pot}","pot_type":"cowrie","log_type":"${p.type}","timestamp":"${p.ts}","data":{${extra},"sensor":"sensor-eu-1","src_ip":"${p.ip}","src_port":${p.srcPort},"dst_port":22,"session":"${p.session}","protocol":"ssh"}}}}`;
+    case "potlog-control": {
+      const data: [string, string][] = [...p.extra, ["sensor", "sensor-eu-1"], ["src_ip", p.ip], ["src_port", String(p.srcPort)], ["dst_port", "22"], ["session", p.session], ["protocol", "ssh"]];
+      data.sort((x, y) => (x[0] < y[0] ? -1 : 1));
+      return `{"version":2,"message":{"PotLog":{"node_id":${nodeId},"pot_id":"${p.pot}","pot_type":"cowrie","log_type":"${p.type}","data":{${fields(data)}},"timestamp":"${p.ts.slice(0, 19)}Z"}}}`;
+    }
+  }
+}
+
+/** Returns a function making the i-th flat event line (no newline) with its time at `baseMs + i`. */
+export function eventLines(seed: number, baseMs: number): (i: number) => string {
+  const make = eventLinesOf("flat", seed, baseMs);
+  return (i) => make(i);
+}
+
+/**
+ * The i-th event in a shape (no newline), its time at `baseMs + i * stepMs`; `nodeId` (u64 as
+ * decimal text) is the node it names. The same seed gives the same events in every shape.
+ */
+export function eventLinesOf(shape: Shape, seed: number, baseMs: number, stepMs = 1): (i: number, nodeId?: string) => string {
+  const parts = generator(seed, baseMs, stepMs);
+  return (i, nodeId = NODE_ID) => format(shape, parts(i), nodeId);
 }

@@ -4,12 +4,25 @@
  * partial writes and `drain`. With `acks`, each connection opens with EventStreamHello and
  * the producer measures send-to-commit latency from Core's EventAck lines.
  *
- * argv[2]: JSON {port, events, connections, seed, baseMs, acks}. Prints one JSON line:
- * {start, end, sent, p50, p99} (times from Date.now(), latencies in ms; end is the last ack).
+ * Shape `potlog-control` plays Go nodes on the control channel instead: connection c is node
+ * NODE_ID - c, registers (NodeRegistration, waits for RegistrationAck), then sends its events
+ * as PotLog messages. That channel has no acks, so with `markerPort` (Core's event socket) the
+ * end is found this way: each connection registers again and waits for the ack (Core has read
+ * everything before it), then one event goes to the event socket with acks on; its EventAck
+ * means every event before it is committed (batches commit in order).
+ *
+ * argv[2]: JSON {port, events, connections, seed, baseMs, acks, shape, markerPort?}. Prints
+ * one JSON line: {start, end, sent, p50, p99} (times from Date.now(), latencies in ms; end is
+ * the last ack; no latencies on the control channel).
  */
-import { eventLines } from "./ingest-events";
+import { NODE_ID, eventLinesOf, type Shape } from "./ingest-events";
 
-const args = JSON.parse(process.argv[2]!) as { port: number; events: number; connections: number; seed: number; baseMs: number; acks: boolean };
+const args = JSON.parse(process.argv[2]!) as { port: number; events: number; connections: number; seed: number; baseMs: number; acks: boolean; shape: Shape; markerPort?: number };
+const control = args.shape === "potlog-control";
+const nodeOf = (c: number) => (BigInt(NODE_ID) - BigInt(c)).toString();
+const registration = (c: number) => `{"version":2,"message":{"NodeRegistration":{"node_id":${nodeOf(c)},"node_name":"go-node-${c}","address":"127.0.0.1","port":0,"node_type":"Full"}}}\n`;
+// On the control channel the producer does not ask for acks: there are none.
+const acks = args.acks && !control;
 const CHUNK = 256 * 1024;
 
 interface Stream {
@@ -24,7 +37,7 @@ interface Stream {
 }
 
 // Generate everything before the clock starts.
-const make = eventLines(args.seed, args.baseMs);
+const make = eventLinesOf(args.shape, args.seed, args.baseMs);
 const streams: Stream[] = [];
 const per = Math.ceil(args.events / args.connections);
 for (let c = 0, i = 0; c < args.connections; c++) {
@@ -32,7 +45,7 @@ for (let c = 0, i = 0; c < args.connections; c++) {
   const parts: Buffer[] = [];
   const ends = new Uint32Array(n);
   let size = 0;
-  if (args.acks) {
+  if (acks) {
     const hello = Buffer.from(`{"version":2,"message":{"EventStreamHello":{"node_id":18446744073709551557,"acks":true}}}\n`);
     parts.push(hello);
     size += hello.length;
@@ -40,7 +53,7 @@ for (let c = 0, i = 0; c < args.connections; c++) {
   for (let k = 0; k < n; k += 4096) {
     let text = "";
     const m = Math.min(4096, n - k);
-    for (let j = 0; j < m; j++) text += make(i + k + j) + "\n";
+    for (let j = 0; j < m; j++) text += make(i + k + j, control ? nodeOf(c) : NODE_ID) + "\n";
     const b = Buffer.from(text);
     let at = 0;
     for (let j = 0; j < m; j++) {
@@ -56,7 +69,7 @@ for (let c = 0, i = 0; c < args.connections; c++) {
 
 const latencies = new Float32Array(args.events);
 let nLat = 0;
-let acksLeft = args.acks ? args.connections : 0;
+let acksLeft = acks ? args.connections : 0;
 let writesLeft = args.connections;
 let end = 0;
 const done = Promise.withResolvers<void>();
@@ -74,18 +87,53 @@ function pump(s: Stream, sock: { write(b: Uint8Array): number; end(): void }) {
   }
   if (!s.finished) {
     s.finished = true;
-    if (--writesLeft === 0 && !args.acks) {
-      end = Date.now();
-      done.resolve();
+    if (--writesLeft === 0 && !acks) {
+      if (control && args.markerPort) void commitMarker();
+      else {
+        end = Date.now();
+        done.resolve();
+      }
     }
-    if (!args.acks) sock.end();
+    if (!acks && !control) sock.end();
   }
+}
+
+/** Writes a short message whole, waiting out a full socket buffer. */
+async function writeAll(sock: { write(b: string): number }, text: string) {
+  for (let n = sock.write(text); n < text.length; n += sock.write(text.slice(n))) await Bun.sleep(1);
+}
+
+/** Control channel: each node registers again (all it sent is read), then one acked event on the event socket. */
+const socks: { write(b: string): number; end(): void }[] = [];
+const registered: (() => void)[] = [];
+async function commitMarker() {
+  await Promise.all(
+    socks.map((sock, c) => {
+      const acked = new Promise<void>((resolve) => (registered[c] = resolve));
+      void writeAll(sock, registration(c));
+      return acked;
+    }),
+  );
+  const acked = Promise.withResolvers<void>();
+  const marker = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: args.markerPort!,
+    socket: { data: (_s, chunk) => void (chunk.toString().includes('"seq":1') && acked.resolve()) },
+  });
+  await writeAll(marker, `{"version":2,"message":{"EventStreamHello":{"node_id":${NODE_ID},"acks":true}}}\n${make(0)}\n`);
+  await acked.promise;
+  end = Date.now();
+  for (const sock of socks) sock.end();
+  marker.end();
+  done.resolve();
 }
 
 const start = Date.now();
 await Promise.all(
-  streams.map(async (s) => {
+  streams.map(async (s, c) => {
     let text = "";
+    const registeredOnce = Promise.withResolvers<void>();
+    registered[c] = registeredOnce.resolve;
     const sock = await Bun.connect({
       hostname: "127.0.0.1",
       port: args.port,
@@ -95,8 +143,10 @@ await Promise.all(
           text += chunk.toString();
           let nl: number;
           while ((nl = text.indexOf("\n")) >= 0) {
-            const m = /"seq":(\d+)/.exec(text.slice(0, nl));
+            const line = text.slice(0, nl);
             text = text.slice(nl + 1);
+            if (line.includes("RegistrationAck")) registered[c]?.();
+            const m = /"seq":(\d+)/.exec(line);
             if (!m) continue;
             const seq = Number(m[1]);
             const now = performance.now();
@@ -110,6 +160,11 @@ await Promise.all(
         close: () => {},
       },
     });
+    socks[c] = sock;
+    if (control) {
+      sock.write(registration(c));
+      await registeredOnce.promise;
+    }
     pump(s, sock);
   }),
 );

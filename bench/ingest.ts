@@ -1,21 +1,33 @@
 /**
- * Ingest bench: a producer process sends realistic events (bench/ingest-events.ts) over 1 and
- * over 8 connections into Core's event socket, on a database that already holds millions of
- * rows, and reports committed events/s end to end, p50/p99 send-to-commit latency (from
- * EventAck) and Core's peak RSS; with event logging on and off, single-threaded, and with the
- * writer stalled. Next to two baselines measured in the same run:
- *   (a) parse and discard, (b) the minimal single-process parse + raw bun:sqlite batched insert.
+ * Ingest bench: a producer process sends realistic events (bench/ingest-events.ts) in each
+ * shape Core accepts over 1 and over 8 connections, on a database that already holds millions
+ * of rows, and reports committed events/s end to end, p50/p99 send-to-commit latency (from
+ * EventAck), peak RSS and the server's CPU per event. Shapes: flat native lines, PotEvent
+ * envelopes and PotLog envelopes on the event socket, and PotLog on the control channel from
+ * Go-node-like producers (each connection a node that registers first). For flat lines also:
+ * Core with the event log on, single-threaded, and with the writer stalled. Next to three
+ * baselines measured in the same run, fed by the same producer:
+ *   (a) parse and discard;
+ *   (b) the minimal single-process parse + raw bun:sqlite insert per row, 4096 rows per
+ *       transaction (4 KiB pages);
+ *   (b+) the tuned simple design: Core's pragmas and 16 KiB pages, Core's batching, 32 rows
+ *       per INSERT, the writer (and WAL checkpoints) in threads of their own, no summaries or
+ *       counters (bench/ingest-tuned-fixture.ts). Core's time per event less (b+)'s is the
+ *       price of Core's extra work, printed per event at the end.
+ * After each Core run the bench asks Core how many events it committed: a shape Core refused
+ * is marked NOT VALID instead of passing for a fast one.
  *
  *   bun bench/ingest.ts                     # full run (2M events, 3M rows already present)
  *   BENCH_EVENTS=200000 BENCH_PREFILL=500000 bun bench/ingest.ts   # quick run
  *
- * Each scenario runs BENCH_ROUNDS times (default 3), the rounds interleaved (b, Core, Core
+ * Each scenario runs BENCH_ROUNDS times (default 3), the rounds interleaved (b, b+, Core, Core
  * with log, ..., then again), and the table shows the median run with the range: on a shared
  * machine one run of the same build varies by ±20%.
  *
- * Env: BENCH_EVENTS, BENCH_PREFILL, BENCH_SCENARIOS (comma list of: discard, sqlite, core,
- * core-log, core-single, stall), BENCH_CONNECTIONS (default "1,8"), BENCH_STALL_MS (3000),
- * BENCH_ROUNDS (3).
+ * Env: BENCH_EVENTS (2000000), BENCH_PREFILL (3000000), BENCH_SHAPES (comma list of: flat,
+ * potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma list of: discard,
+ * sqlite, tuned, core, core-log, core-single, stall; default all), BENCH_CONNECTIONS
+ * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3).
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -26,35 +38,54 @@ import { MessageBus } from "../src/core/bus";
 import { createIngest } from "../src/core/ingest";
 import { parseEventLine } from "../src/core/ingest/parse";
 import { silentLogger } from "../src/log";
-import { eventLines } from "./ingest-events";
+import { SHAPES as ALL_SHAPES, eventLines, type Shape } from "./ingest-events";
 import { BUN, ROOT, benchDir, lineReader, table } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000_000);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 3_000_000);
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,core,core-log,core-single,stall").split(",");
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,tuned,core,core-log,core-single,stall").split(",");
+const SHAPES = (process.env.BENCH_SHAPES ?? ALL_SHAPES.join(",")).split(",") as Shape[];
+for (const s of SHAPES) if (!ALL_SHAPES.includes(s)) throw new Error(`BENCH_SHAPES: unknown shape ${s} (known: ${ALL_SHAPES.join(", ")})`);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,8").split(",").map(Number);
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 3000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const DAY_MS = 86_400_000;
+const CORE = "Core, event log off";
 
 interface Result {
   name: string;
+  shape: Shape;
   connections: number;
   rate: number;
   p50: number | null;
   p99: number | null;
   rssMb: number | null;
+  /** The server's CPU time per event, µs, all its threads. */
+  cpuUs: number | null;
   note?: string;
+  /** Core did not commit every event (a refused shape): the rate means nothing. */
+  invalid?: boolean;
   /** Slowest and fastest run, when there were several. */
   range?: [number, number];
 }
 
-/** The median run of a scenario (by rate), with the range of all its runs and the largest peak RSS. */
+/**
+ * The median run of a scenario (by rate), with the range of all its runs, the median CPU per
+ * event and the largest peak RSS; invalid if any run was.
+ */
 function median(runs: Result[]): Result {
   const sorted = [...runs].sort((a, b) => a.rate - b.rate);
   const mid = sorted[Math.floor((sorted.length - 1) / 2)]!;
   const rss = runs.map((r) => r.rssMb).filter((r): r is number => r !== null);
-  return { ...mid, rssMb: rss.length ? Math.max(...rss) : null, range: runs.length > 1 ? [sorted[0]!.rate, sorted.at(-1)!.rate] : undefined };
+  const cpu = runs.map((r) => r.cpuUs).filter((r): r is number => r !== null).sort((a, b) => a - b);
+  const invalid = runs.find((r) => r.invalid);
+  return {
+    ...mid,
+    rssMb: rss.length ? Math.max(...rss) : null,
+    cpuUs: cpu.length ? cpu[Math.floor((cpu.length - 1) / 2)]! : null,
+    range: runs.length > 1 ? [sorted[0]!.rate, sorted.at(-1)!.rate] : undefined,
+    ...(invalid ? { invalid: true, note: invalid.note } : {}),
+  };
 }
 
 /** Peak resident memory of a process (Linux), in MB. */
@@ -101,14 +132,25 @@ function cpuNote(pid: number, before: Map<number, { name: string; ticks: number 
   return `CPU µs/event: ${parts.join(", ")}`;
 }
 
-async function produce(port: number, connections: number, acks: boolean) {
-  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events: EVENTS, connections, seed: 7, baseMs: Date.now(), acks })], {
+async function produce(port: number, connections: number, acks: boolean, shape: Shape, markerPort?: number) {
+  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events: EVENTS, connections, seed: 7, baseMs: Date.now(), acks, shape, markerPort })], {
     stdout: "pipe",
     stderr: "inherit",
   });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   return JSON.parse(out.trim().split("\n").pop()!) as { start: number; end: number; p50: number | null; p99: number | null };
+}
+
+/** CPU time so far of a whole process (Linux; every thread, also those that ended), in µs. */
+function processCpuUs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // a tick is 10 ms
+  } catch {
+    return null;
+  }
 }
 
 /** Fills a Core database with `PREFILL` events through the real pipeline (inline writer). */
@@ -126,10 +168,10 @@ async function coreTemplate(path: string): Promise<void> {
   db.$client.close();
 }
 
-/** The same rows in baseline (b)'s table: no secondary index, the line as data. */
-function baselineTemplate(path: string): void {
+/** `rows` prefilled events in the baselines' table: no secondary index, the line as data; (b+) has Core's page size. */
+export function baselineTemplate(path: string, pageSize: number, rows = PREFILL): void {
   const db = new Database(path, { create: true, strict: true });
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+  db.exec(`PRAGMA page_size = ${pageSize}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
   db.exec("CREATE TABLE events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, node_id TEXT, pot_id TEXT, pot_type TEXT, event_type TEXT NOT NULL, src_ip TEXT, data TEXT NOT NULL)");
   const insert = db.prepare("INSERT INTO events (ts, node_id, pot_id, pot_type, event_type, src_ip, data) VALUES (?, ?, ?, ?, ?, ?, ?)");
   const make = eventLines(1, Date.now() - 2 * DAY_MS);
@@ -140,53 +182,72 @@ function baselineTemplate(path: string): void {
       insert.run(Date.parse(o.timestamp), String(o.node_id), o.pot_id, o.pot_type, o.eventid, o.src_ip, line);
     }
   });
-  for (let i = 0; i < PREFILL; i += 50_000) fill(i, Math.min(PREFILL, i + 50_000));
+  for (let i = 0; i < rows; i += 50_000) fill(i, Math.min(rows, i + 50_000));
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
 }
 
-async function runBaseline(mode: "discard" | "sqlite", connections: number, dbPath: string): Promise<Result> {
-  const server = Bun.spawn([BUN, join(import.meta.dir, "ingest-baseline-fixture.ts"), mode, String(EVENTS), dbPath], { stdout: "pipe", stderr: "inherit" });
+const BASELINES = {
+  discard: "(a) parse and discard",
+  sqlite: "(b) single process, raw bun:sqlite",
+  tuned: "(b+) tuned: Core's pragmas, pages, batches, 32-row INSERTs, writer thread",
+} as const;
+
+async function runBaseline(mode: keyof typeof BASELINES, shape: Shape, connections: number, dbPath: string): Promise<Result> {
+  const args = mode === "tuned" ? [join(import.meta.dir, "ingest-tuned-fixture.ts"), String(EVENTS), dbPath] : [join(import.meta.dir, "ingest-baseline-fixture.ts"), mode, String(EVENTS), dbPath];
+  const server = Bun.spawn([BUN, ...args], { stdout: "pipe", stderr: "inherit" });
   const lines = lineReader(server.stdout);
-  const { port } = JSON.parse(await lines.next());
-  const producer = produce(port, connections, false);
-  const { done } = JSON.parse(await lines.next());
+  const ready = JSON.parse(await lines.next());
+  const producer = produce(ready.port, connections, false, shape);
+  const { done, cpu } = JSON.parse(await lines.next());
   const p = await producer;
   const rssMb = peakRssMb(server.pid);
   server.kill();
   await server.exited;
-  const name = mode === "discard" ? "(a) parse and discard" : "(b) single process, raw bun:sqlite";
-  return { name, connections, rate: EVENTS / ((done - p.start) / 1000), p50: null, p99: null, rssMb };
+  return { name: BASELINES[mode], shape, connections, rate: EVENTS / ((done - p.start) / 1000), p50: null, p99: null, rssMb, cpuUs: (cpu - ready.cpu) / EVENTS };
 }
 
-async function runCore(name: string, connections: number, dbPath: string, logEvents: boolean, env: Record<string, string> = {}): Promise<Result> {
+/** Core's own count of what the run stored: a shape Core refused must not pass for a fast one. */
+async function checkCommitted(apiPort: number, expected: number): Promise<string | null> {
+  const stats = (await (await fetch(`http://127.0.0.1:${apiPort}/api/v1/stats?window=1h&top=1`)).json()) as { ingest: { committed: number; rejected: number } };
+  const { committed, rejected } = stats.ingest;
+  return committed === expected && rejected === 0 ? null : `NOT VALID: Core committed ${committed} of ${expected} events, rejected ${rejected}`;
+}
+
+async function runCore(name: string, shape: Shape, connections: number, dbPath: string, logEvents: boolean, env: Record<string, string> = {}): Promise<Result> {
   const logPath = dbPath + ".log";
   const proc = Bun.spawn(
     [BUN, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", "--log-events", String(logEvents)],
     // Logs go to a file, as in production; a pipe would make this process a second consumer of CPU.
-    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, ...env } },
+    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, HONEYBEE_API_RATE_PER_MINUTE: "0", ...env } },
   );
-  let port = 0;
-  while (!port) {
+  let ports: { node: number; event: number; api: number } | null = null;
+  while (!ports) {
     await Bun.sleep(50);
     const started = readFileSync(logPath, "utf8").split("\n").find((l) => l.includes('"core started"'));
-    if (started) port = JSON.parse(started).ports.event;
+    if (started) ports = JSON.parse(started).ports;
     if (proc.exitCode !== null) throw new Error(`core exited: ${readFileSync(logPath, "utf8")}`);
   }
   const before = threadTicks(proc.pid);
-  const p = await produce(port, connections, true);
+  const cpuBefore = processCpuUs(proc.pid);
+  const control = shape === "potlog-control";
+  const p = control ? await produce(ports.node, connections, false, shape, ports.event) : await produce(ports.event, connections, true, shape);
+  const cpuAfter = processCpuUs(proc.pid);
   const note = cpuNote(proc.pid, before, threadTicks(proc.pid));
   const rssMb = peakRssMb(proc.pid);
+  // The control channel's run ends with one marker event on the event socket.
+  const invalid = await checkCommitted(ports.api, EVENTS + (control ? 1 : 0));
   proc.kill("SIGTERM");
   await proc.exited;
-  return { name, connections, rate: EVENTS / ((p.end - p.start) / 1000), p50: p.p50, p99: p.p99, rssMb, note };
+  const cpuUs = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / EVENTS : null;
+  return { name, shape, connections, rate: EVENTS / ((p.end - p.start) / 1000), p50: p.p50, p99: p.p99, rssMb, cpuUs, note: invalid ?? note, invalid: invalid !== null };
 }
 
 async function runStall(connections: number, dbPath: string): Promise<Result> {
   const server = Bun.spawn([BUN, join(import.meta.dir, "ingest-stall-fixture.ts"), dbPath, String(EVENTS)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
   const lines = lineReader(server.stdout);
   const { port } = JSON.parse(await lines.next());
-  const producer = produce(port, connections, true);
+  const producer = produce(port, connections, true, "flat");
   await Bun.sleep(STALL_MS);
   const stalledRss = peakRssMb(server.pid);
   server.stdin.write("release\n");
@@ -197,11 +258,13 @@ async function runStall(connections: number, dbPath: string): Promise<Result> {
   await server.exited;
   return {
     name: `Core, writer stalled ${STALL_MS / 1000} s, then released`,
+    shape: "flat",
     connections,
     rate: EVENTS / ((p.end - p.start) / 1000),
     p50: p.p50,
     p99: p.p99,
     rssMb,
+    cpuUs: null,
     note: `peak RSS while stalled ${stalledRss} MB; at most ${max_pending.toLocaleString("en-US")} events pending`,
   };
 }
@@ -211,9 +274,11 @@ export async function main(): Promise<string> {
   try {
     const coreTpl = join(dir, "core-template.db");
     const baseTpl = join(dir, "baseline-template.db");
+    const tunedTpl = join(dir, "tuned-template.db");
     let t = performance.now();
     await coreTemplate(coreTpl);
-    baselineTemplate(baseTpl);
+    baselineTemplate(baseTpl, 4096);
+    if (SCENARIOS.includes("tuned")) baselineTemplate(tunedTpl, 16_384);
     const setup = `prefilled ${PREFILL.toLocaleString("en-US")} rows in each database in ${((performance.now() - t) / 1000).toFixed(0)} s`;
     const fresh = (tpl: string, name: string) => {
       const path = join(dir, `${name}.db`);
@@ -223,33 +288,72 @@ export async function main(): Promise<string> {
     };
 
     const results: Result[] = [];
-    for (const c of CONNECTIONS) {
-      if (SCENARIOS.includes("discard")) results.push(await runBaseline("discard", c, ""));
-      const runs = new Map<string, Result[]>();
-      const add = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
-      for (let round = 0; round < ROUNDS; round++) {
-        if (SCENARIOS.includes("sqlite")) add(await runBaseline("sqlite", c, fresh(baseTpl, `sqlite-${c}`)));
-        if (SCENARIOS.includes("core")) add(await runCore("Core, event log off", c, fresh(coreTpl, `core-${c}`), false));
-        if (SCENARIOS.includes("core-log")) add(await runCore("Core, event log on (to a file)", c, fresh(coreTpl, `core-log-${c}`), true));
-        if (SCENARIOS.includes("core-single")) add(await runCore("Core, log off, no writer thread", c, fresh(coreTpl, `core-single-${c}`), false, { HONEYBEE_INGEST_WORKER: "false" }));
+    for (const shape of SHAPES) {
+      // The event log, the single thread and the stalled writer are questions about Core, not about shapes.
+      const only = (scenario: string) => SCENARIOS.includes(scenario) && shape === "flat";
+      for (const c of CONNECTIONS) {
+        if (SCENARIOS.includes("discard")) results.push(await runBaseline("discard", shape, c, ""));
+        const runs = new Map<string, Result[]>();
+        const add = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
+        for (let round = 0; round < ROUNDS; round++) {
+          if (SCENARIOS.includes("sqlite")) add(await runBaseline("sqlite", shape, c, fresh(baseTpl, `sqlite-${c}`)));
+          if (SCENARIOS.includes("tuned")) add(await runBaseline("tuned", shape, c, fresh(tunedTpl, `tuned-${c}`)));
+          if (SCENARIOS.includes("core")) add(await runCore(CORE, shape, c, fresh(coreTpl, `core-${c}`), false));
+          if (only("core-log")) add(await runCore("Core, event log on (to a file)", shape, c, fresh(coreTpl, `core-log-${c}`), true));
+          if (only("core-single")) add(await runCore("Core, log off, no writer thread", shape, c, fresh(coreTpl, `core-single-${c}`), false, { HONEYBEE_INGEST_WORKER: "false" }));
+        }
+        for (const scenario of runs.values()) results.push(median(scenario));
       }
-      for (const scenario of runs.values()) results.push(median(scenario));
+      if (only("stall")) results.push(await runStall(8, fresh(coreTpl, "stall")));
     }
-    if (SCENARIOS.includes("stall")) results.push(await runStall(8, fresh(coreTpl, "stall")));
 
-    const baseline = (c: number) => results.find((r) => r.name.startsWith("(b)") && r.connections === c)?.rate;
+    const find = (name: string, r: Result) => results.find((x) => x.name === name && x.shape === r.shape && x.connections === r.connections && !x.invalid);
+    const ratio = (r: Result, base: Result | undefined) => (base && !r.invalid ? `${(r.rate / base.rate).toFixed(2)}x` : "n/a");
+    const num = (n: number) => Math.round(n).toLocaleString("en-US");
     const rows = results.map((r) => {
-      const b = baseline(r.connections);
-      const rate = r.range ? `${Math.round(r.rate).toLocaleString("en-US")} (${Math.round(r.range[0]).toLocaleString("en-US")}-${Math.round(r.range[1]).toLocaleString("en-US")})` : Math.round(r.rate);
-      return [r.name, r.connections, rate, r.p50 === null ? "n/a" : r.p50.toFixed(1), r.p99 === null ? "n/a" : r.p99.toFixed(1), r.rssMb ?? "n/a", b ? `${(r.rate / b).toFixed(2)}x` : "n/a", r.note ?? ""];
+      const rate = r.range ? `${num(r.rate)} (${num(r.range[0])}-${num(r.range[1])})` : num(r.rate);
+      return [
+        r.shape,
+        r.name,
+        r.connections,
+        r.invalid ? `(${rate})` : rate,
+        r.p50 === null ? "n/a" : r.p50.toFixed(1),
+        r.p99 === null ? "n/a" : r.p99.toFixed(1),
+        r.rssMb ?? "n/a",
+        r.cpuUs === null ? "n/a" : r.cpuUs.toFixed(2),
+        ratio(r, find(BASELINES.sqlite, r)),
+        ratio(r, find(BASELINES.tuned, r)),
+        r.note ?? "",
+      ];
     });
+    // The price of Core's extra work (dictionaries, segment summaries, counters, acks, feed):
+    // per event, Core's time and CPU less the tuned baseline's, from the medians of the same run.
+    const gaps = results
+      .filter((r) => r.name === CORE && !r.invalid)
+      .flatMap((core) => {
+        const tuned = find(BASELINES.tuned, core);
+        if (!tuned) return [];
+        const us = (rate: number) => 1e6 / rate;
+        const cpu = core.cpuUs !== null && tuned.cpuUs !== null ? [core.cpuUs.toFixed(2), tuned.cpuUs.toFixed(2), (core.cpuUs - tuned.cpuUs).toFixed(2)] : ["n/a", "n/a", "n/a"];
+        return [[core.shape, core.connections, us(core.rate).toFixed(2), us(tuned.rate).toFixed(2), (us(core.rate) - us(tuned.rate)).toFixed(2), ...cpu]];
+      });
     t = performance.now();
-    return [
-      `Ingest: ${EVENTS.toLocaleString("en-US")} events per scenario; ${setup}; latency = send to EventAck (commit), ms; ` +
-        `${ROUNDS > 1 ? `median of ${ROUNDS} interleaved runs (range in brackets), vs (b) = median / median of (b)` : "one run each"}.`,
+    const out = [
+      `Ingest: ${EVENTS.toLocaleString("en-US")} events per scenario; ${setup}; latency = send to EventAck (commit), ms (none on the control channel); ` +
+        `CPU = the server process's CPU time per event, all threads; ` +
+        `${ROUNDS > 1 ? `median of ${ROUNDS} interleaved runs (range in brackets), vs (b)/(b+) = median / median of that baseline, same shape and connections` : "one run each"}.`,
       "",
-      table(["scenario", "connections", "committed events/s", "p50 ms", "p99 ms", "peak RSS MB", "vs (b)", "note"], rows),
-    ].join("\n");
+      table(["shape", "scenario", "connections", "committed events/s", "p50 ms", "p99 ms", "peak RSS MB", "CPU µs/event", "vs (b)", "vs (b+)", "note"], rows),
+    ];
+    if (gaps.length) {
+      out.push(
+        "",
+        "The price of Core's extra work over (b+), per event (wall = 1 / rate; positive: Core spends more):",
+        "",
+        table(["shape", "connections", "Core µs/event", "(b+) µs/event", "gap µs/event", "Core CPU µs/event", "(b+) CPU µs/event", "gap CPU µs/event"], gaps),
+      );
+    }
+    return out.join("\n");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

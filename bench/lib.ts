@@ -3,7 +3,7 @@
  * Figures are always reported next to a baseline measured in the same run, as a ratio,
  * because these machines are shared and noisy.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -111,4 +111,37 @@ export function lineReader(stream: ReadableStream<Uint8Array>) {
       }
     },
   };
+}
+
+/**
+ * Starts `honeybee core` on a given database with ports 0, its log going to `<db>.log` (a file,
+ * as in production: a pipe would make the bench a second consumer of CPU). Resolves once it
+ * logs "core started", with its ports and how long it took to start.
+ */
+export async function startCoreOn(dbPath: string, args: string[] = [], env: Record<string, string> = {}) {
+  const logPath = dbPath + ".log";
+  // A log left by an earlier Core on the same database would give its (stale) ports.
+  rmSync(logPath, { force: true });
+  const t = performance.now();
+  const proc = Bun.spawn(
+    [BUN, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", ...args],
+    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, ...env } },
+  );
+  for (;;) {
+    await Bun.sleep(20);
+    const started = (await Bun.file(logPath).text()).split("\n").find((l) => l.includes('"core started"'));
+    if (started) {
+      const ports = JSON.parse(started).ports as { node: number; api: number; ws: number; event: number };
+      return {
+        proc,
+        ports,
+        startMs: performance.now() - t,
+        async stop() {
+          proc.kill("SIGTERM");
+          await proc.exited;
+        },
+      };
+    }
+    if (proc.exitCode !== null) throw new Error(`core exited: ${await Bun.file(logPath).text()}`);
+  }
 }

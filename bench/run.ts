@@ -1,7 +1,8 @@
 export {};
 /**
  * `bun run bench`: every benchmark, each reported as ratios to a baseline measured in the same
- * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`.
+ * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`;
+ * `bun run bench growth` (database growth, long) runs only when named.
  * Sizes are set by environment variables; see each part's header.
  */
 const parts = process.argv.slice(2);
@@ -19,9 +20,16 @@ if (want("ingest")) {
   console.log(await benchIngest());
   console.log();
 }
+if (parts.includes("growth")) {
+  // Not part of a plain `bun run bench`: it writes tens of GB and takes a quarter of an hour.
+  const { benchGrowth } = await import("./growth");
+  console.log("## Growth (ingest and REST latency as the database grows)\n");
+  console.log(await benchGrowth());
+  console.log();
+}
 if (want("feed")) {
   const { benchFeed } = await import("./feed");
-  console.log("## Live feed (fixed ingest rate fanned out to WebSocket subscribers)\n");
+  console.log("## Live feed (ingest rate raised until fan-out to WebSocket subscribers falls behind)\n");
   console.log(await benchFeed());
   console.log();
 }

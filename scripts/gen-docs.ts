@@ -48,6 +48,8 @@ const table = (head: string[], rows: unknown[][]) =>
 
 export function typeOf(s: Json): string {
   if (!s || typeof s !== "object") return "any";
+  // OpenAPI 3.0 says a field may be null with `nullable`, beside its type.
+  if (s.nullable) return `${typeOf({ ...s, nullable: false })} or null`;
   if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
   if (s.anyOf) return [...new Set((s.anyOf as Json[]).map(typeOf))].join(" or ");
   if (s.type === "array") return `array of ${typeOf(s.items)}`;
@@ -115,7 +117,8 @@ function renderOperation(method: string, path: string, op: Json): string {
     const schema = res.content?.["application/json"]?.schema;
     // Errors share one shape; a failure answer of its own (503 from /health) is shown in full.
     if (Number(status) >= 400 && (!schema || schema.properties?.error)) {
-      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`.`);
+      const example = res.content?.["application/json"]?.example;
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`${example ? `, e.g. \`${JSON.stringify(example)}\`` : ""}.`);
       continue;
     }
     out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}`);

@@ -31,6 +31,12 @@ export const CoreConfig = Type.Object({
   }),
   heartbeat_timeout_ms: Type.Integer({ minimum: 100, default: 90_000, description: "A node that sends nothing for this long becomes Unknown (three 30 s heartbeats)." }),
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message on any socket." }),
+  max_nesting_depth: Type.Integer({
+    minimum: 2,
+    maximum: 1000,
+    default: 64,
+    description: "Deepest nesting of objects and arrays in a message on 9001 and 9100 (the message itself is level 1); deeper messages are refused as `too_deep`.",
+  }),
   batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 16_384, description: "Events committed per transaction at most (a batch is sealed sooner when the writer is idle or after batch_delay_ms)." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
   max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),
@@ -61,6 +67,15 @@ export const CoreConfig = Type.Object({
   tls_cert: Type.String({ default: "", description: "PEM certificate: TLS on every listener when set (with tls_key)." }),
   tls_key: Type.String({ default: "", description: "PEM private key for tls_cert." }),
   tls_ca: Type.String({ default: "", description: "PEM CA bundle: when set, clients of 9001 and 9100 must present a certificate it signed (mutual TLS)." }),
+  allowed_hosts: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+    default: [],
+    description:
+      "Host names REST and the WebSocket proxy answer to besides loopback names and the addresses Core listens on (e.g. Core's DNS name, for `honeybee proxy --backend` or a reverse proxy); other Host headers get 421, which stops DNS rebinding. `*` turns the check off. In the environment a JSON array: `HONEYBEE_ALLOWED_HOSTS='[\"honeybee.example.org\"]'`.",
+  }),
+  allowed_origins: Type.Array(Type.String({ pattern: "^https?://[^/?#@]+/?$" }), {
+    default: [],
+    description: "Web origins (`https://console.example.org`) whose pages may open the WebSockets and send commands, besides Core's own; other browser origins get 403.",
+  }),
   api_rate_per_minute: Type.Integer({ minimum: 0, default: 6000, description: "REST requests per minute per address (0: unlimited); 429 with Retry-After past it." }),
   ws_commands_per_minute: Type.Integer({ minimum: 0, default: 120, description: "WebSocket commands per minute per address (0: unlimited)." }),
   max_connections_per_address: Type.Integer({ minimum: 0, default: 256, description: "Concurrent connections per address on 9001, 9100 and 9003 (0: unlimited)." }),

@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from "commander";
 import { toU64 } from "../protocol/json";
+import { parseTimeArg } from "../time";
 import { type Ctx, action, wholeNumber, withConnection } from "./command";
 import { ApiError } from "./client";
 import { CliError, usageError } from "./errors";
@@ -23,19 +24,15 @@ interface EventOpts {
   follow?: boolean;
 }
 
-const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /**
- * Reads a point in time: ISO 8601, unix seconds, or an age such as 30s, 15m, 2h, 7d (before
- * now). Sent to Core as ISO 8601 so that both ends agree on the zone (UTC).
+ * Reads a point in time (src/time.ts, the same reader as REST's `since`): ISO 8601, unix
+ * seconds, or an age such as 30s, 15m, 2h, 7d (before now). Sent to Core as ISO 8601 so that
+ * both ends agree on the zone (UTC).
  */
 export function parseTime(value: string, now = Date.now()): string {
-  const age = /^(\d+)\s*([smhd])$/.exec(value.trim());
-  if (age) return new Date(now - Number(age[1]) * UNITS[age[2]!]!).toISOString();
-  if (/^\d{9,10}(\.\d+)?$/.test(value)) return new Date(Number(value) * 1000).toISOString();
-  const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new InvalidArgumentError("expected an ISO 8601 time (2026-11-22T01:07:41Z), unix seconds, or an age such as 15m, 2h, 7d");
-  return new Date(t).toISOString();
+  const ms = parseTimeArg(value, now);
+  if (ms === null) throw new InvalidArgumentError("expected an ISO 8601 time (2026-11-22T01:07:41Z), unix seconds, or an age such as 15m, 2h, 7d");
+  return new Date(ms).toISOString();
 }
 
 /** Core refusing a query built from flags means the flags were wrong: a usage error. */

@@ -81,6 +81,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         host: config.host,
         port: config.node_port,
         maxMessageBytes: config.max_message_bytes,
+        maxNestingDepth: config.max_nesting_depth,
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
@@ -113,10 +114,16 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
+      dbPath: config.db,
       plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
-    const api = bindOrExplain("api_port", config.host, config.api_port, () => app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false) }));
+    // Bun refuses a larger body while it streams in (413), before any handler or auth runs;
+    // the default would buffer 128 MiB per request.
+    const api = bindOrExplain("api_port", config.host, config.api_port, () =>
+      app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: config.max_message_bytes }),
+    );
+    security.guard.ownPorts.add(api.server!.port!);
     stoppers.push(() => api.stop(true));
     stoppers.push(hub.attach(api.server!));
 

@@ -8,10 +8,13 @@
  * (docs/protocol.md): the peer learns why, and cannot keep a slot without registering.
  * Buffers are bounded by `maxMessageBytes` per message and a write queue per peer; silent
  * connections are closed (`idle`).
+ * PotEvent and PotLog feed the event pipeline like the event socket does, with the same
+ * backpressure: while the pipeline is overloaded, connections stop reading.
  */
 import type { Socket, TCPSocketListener } from "bun";
 import type { Logger } from "../log";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
+import { nestedDeeperThan } from "../protocol/depth";
 import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
@@ -32,6 +35,8 @@ export interface NodeChannelOptions {
   host: string;
   port: number;
   maxMessageBytes: number;
+  /** Deepest nesting of a message (`max_nesting_depth`); deeper ones are refused unparsed. */
+  maxNestingDepth?: number;
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
@@ -58,11 +63,14 @@ interface Conn {
   /** A refusal was sent: nothing more is read, and the socket ends once its writes are out. */
   closing: boolean;
   lastData: number;
+  /** Reading stopped while the event pipeline is overloaded. */
+  paused: boolean;
 }
 
 export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const { registry, ingest, logger } = opts;
   const warn = new RateLimitedLog(logger);
+  const maxDepth = opts.maxNestingDepth ?? 64;
   let connections = 0;
   const sockets = new Set<Socket<Conn>>();
   const idle = opts.idle ?? { firstMessageMs: 0, idleMs: 0 };
@@ -70,11 +78,21 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     for (const socket of sockets) {
       const c = socket.data;
       const limit = c.nodeId === null ? idle.firstMessageMs : idle.idleMs;
-      if (limit <= 0 || now - c.lastData < limit) continue;
+      // A connection Core stopped reading (backpressure) is not idle: its data waits in TCP.
+      if (limit <= 0 || c.paused || now - c.lastData < limit) continue;
       // A closing connection whose peer does not read its last words is ended all the same.
       if (!c.closing) reply(c, "idle_timeout", c.nodeId === null ? `no NodeRegistration within ${limit} ms; closing` : `nothing received for ${limit} ms; closing`);
       c.closing = true;
       socket.end();
+    }
+  });
+  const unsubscribe = ingest.onPressure((overloaded) => {
+    if (overloaded) return;
+    for (const s of sockets) {
+      if (s.data.paused) {
+        s.data.paused = false;
+        s.resume();
+      }
     }
   });
 
@@ -148,13 +166,13 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
 
   const scanned = newScannedLine();
   /** One context for every scanned line (this runs on one thread, a line at a time). */
-  const ctx: NormaliseContext = { receivedAt: 0, nodeId: null, nodeOfPot: (p) => ingest.nodeOfPot(p), potTypeOf: (n, p) => ingest.potTypeOf(n, p) };
+  const ctx: NormaliseContext = { receivedAt: 0, nodeId: null, nodeProven: true, nodeOfPot: (p) => ingest.nodeOfPot(p), potTypeOf: (n, p) => ingest.potTypeOf(n, p) };
 
   /** `bytes[at...]` holds the line when it is ASCII (see LineSink), else `at` is -1. */
   const onLine = (c: Conn, socket: Socket<Conn>, text: string, bytes: Buffer, at: number) => {
     if (c.closing) return;
     // A registered node's events (the Go node sends every one as a PotLog) take the fast path.
-    if (c.nodeId !== null && scanEnvelopeLine(text, scanned)) {
+    if (c.nodeId !== null && scanEnvelopeLine(text, scanned, maxDepth)) {
       ctx.receivedAt = Date.now();
       ctx.nodeId = c.nodeId;
       const ev = fromScanned(scanned, ctx);
@@ -162,6 +180,12 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         registry.touch(c.nodeId);
         return ingest.enqueue(ev, null, scanned, at >= 0 ? bytes : undefined, at);
       }
+    }
+    if (nestedDeeperThan(text, maxDepth)) {
+      const message = `message nested deeper than ${maxDepth} levels (${text.length} bytes); skipped`;
+      ingest.reject(null, c.remote, "too_deep", message);
+      c.link.send("Error", { code: "too_deep", message });
+      return;
     }
     let value: unknown;
     try {
@@ -222,7 +246,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, lastData: Date.now() };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, lastData: Date.now(), paused: false };
         sockets.add(socket);
       },
       data(socket, chunk) {
@@ -233,6 +257,10 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
           line: (text, bytes, at) => onLine(c, socket, text, bytes, at),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
         });
+        if (ingest.isOverloaded && !c.paused) {
+          c.paused = true;
+          socket.pause();
+        }
       },
       drain(socket) {
         const c = socket.data;
@@ -265,6 +293,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     },
     stop() {
       stopSweep();
+      unsubscribe();
       server.stop(true);
     },
   };

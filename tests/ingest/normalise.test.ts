@@ -167,6 +167,15 @@ describe("normalise", () => {
     expect(parseTimestamp({})).toBeNull();
   });
 
+  test("parseTimestamp reads ISO 8601, RFC 2822 and unix time only, not whatever Date.parse makes of text", () => {
+    for (const s of ["x 1", "' OR '1'='1", "1 2 3", "Nov 22 2026", "2026-11-22T01:07:41Zjunk", "\u0000", ""]) expect(parseTimestamp(s)).toBeNull();
+    expect(parseTimestamp("2026-11-22")).toBe(Date.UTC(2026, 10, 22));
+    expect(parseTimestamp("2026-11-22 01:07:41")).toBe(Date.UTC(2026, 10, 22, 1, 7, 41));
+    expect(parseTimestamp("2026-11-22T01:07:41+0200")).toBe(Date.UTC(2026, 10, 21, 23, 7, 41));
+    expect(parseTimestamp("Sun, 22 Nov 2026 01:04:59 GMT")).toBe(Date.UTC(2026, 10, 22, 1, 4, 59));
+    expect(parseTimestamp("22 Nov 2026 01:04:59 +0100")).toBe(Date.UTC(2026, 10, 22, 0, 4, 59));
+  });
+
   test("isoTime writes what toISOString writes", () => {
     for (const ms of [0, 999, 1000, 1795309661947, 1795309661001, 1795309661010, 1795309662000, 253402300799999]) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
   });

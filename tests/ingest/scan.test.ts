@@ -12,6 +12,7 @@ import { eventLines } from "../../bench/ingest-events";
 import { scanEnvelopeLine } from "../../src/core/ingest/scan-envelope";
 import { parseWithIds, stringify } from "../../src/protocol/json";
 import { goPotEvent, goPotLog } from "../helpers/go-node";
+import { nestedDeeperThan } from "../../src/protocol/depth";
 
 const ctx: NormaliseContext = { receivedAt: 1_700_000_000_000, nodeId: null, nodeOfPot: (p) => (p === "registered-pot" ? 42n : null) };
 const sampleLines = (name: string) => readFileSync(join(import.meta.dir, "samples", name), "utf8").split("\n").filter(Boolean);
@@ -275,5 +276,33 @@ describe("fast path for PotEvent and PotLog envelopes", () => {
       expectAgreeEnv(line, got);
     }
     expect(accepted).toBeGreaterThan(1000);
+  });
+
+  test("takes no envelope deeper than max_nesting_depth", () => {
+    const deep = (n: number) => `{"version":2,"message":{"PotEvent":{"event_type":"x.y","data":{"d":${"[".repeat(n - 4)}${"]".repeat(n - 4)}}}}}`;
+    expect(scanEnvelopeLine(deep(6), newScannedLine(), 6)).toBe(true);
+    expect(scanEnvelopeLine(deep(7), newScannedLine(), 6)).toBe(false);
+    expect(nestedDeeperThan(deep(6), 6)).toBe(false);
+    expect(nestedDeeperThan(deep(7), 6)).toBe(true);
+  });
+});
+
+describe("nesting depth", () => {
+  const levels = (n: number) => `{"eventid":"x.y","d":${"[".repeat(n - 1)}${"]".repeat(n - 1)}}`;
+
+  test("the fast path takes no line deeper than max_nesting_depth", () => {
+    expect(scanNativeLine(levels(4), newScannedLine(), 4)).toBe(true);
+    expect(scanNativeLine(levels(5), newScannedLine(), 4)).toBe(false);
+    expect(scanNativeLine('{"eventid":"x.y","a":{"b":{"c":{"d":{}}}}}', newScannedLine(), 4)).toBe(false);
+    expect(scanNativeLine(levels(33), newScannedLine(), 64)).toBe(true);
+  });
+
+  test("nestedDeeperThan counts brackets outside strings only", () => {
+    expect(nestedDeeperThan(levels(64), 64)).toBe(false);
+    expect(nestedDeeperThan(levels(65), 64)).toBe(true);
+    expect(nestedDeeperThan(`{"s":"${"[".repeat(100)}"}`, 2)).toBe(false);
+    expect(nestedDeeperThan(`{"s":"\\"${"{".repeat(100)}"}`, 2)).toBe(false);
+    expect(nestedDeeperThan(`{"s":"\\\\",${"[".repeat(3)}`, 3)).toBe(true);
+    expect(nestedDeeperThan("[".repeat(100_000), 64)).toBe(true);
   });
 });

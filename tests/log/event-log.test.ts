@@ -3,7 +3,7 @@
  * would have written for the same record.
  */
 import { expect, test } from "bun:test";
-import { createLogger, eventLog, type EventLine } from "../../src/log";
+import { CONTROLS, createLogger, eventLog, type EventLine } from "../../src/log";
 
 function capture() {
   const lines: string[] = [];
@@ -38,4 +38,20 @@ test("an event line is what pino writes for the same record", async () => {
 
 test("no event lines when the logger is above info", () => {
   expect(eventLog(createLogger("warn", { destination: { write: () => {} } }), JSON.parse)).toBeNull();
+});
+
+test("escaping changes nothing in clean data, and leaves no raw control in data that has some", async () => {
+  const { lines: chunks, logger } = capture();
+  const line = eventLog(logger, JSON.parse)!;
+  const e: EventLine = { id: 1, node_id: null, pot_id: "p\u2028", pot_type: null, event_type: "x\u0085", timestamp: "2026-11-22T01:07:41.947Z", src_ip: "1.2.3.4\u2029" };
+  const clean = Buffer.from('{"a":"é日本🐝","b":[1,{"c":null}]}');
+  const dirty = Buffer.from('{"a":"x\u2028y\u2029z\u0085\u009b\u007f",\r\t"b":\r1}');
+  line(e, clean, 0, clean.length, false);
+  line(e, clean, 0, clean.length, true);
+  line(e, dirty, 0, dirty.length, true);
+  await new Promise((resolve) => setImmediate(resolve));
+  const [plain, escaped, fromDirty] = chunks.join("").split("\n");
+  expect(escaped).toBe(plain!);
+  for (const l of [plain!, fromDirty!]) expect(l).not.toMatch(CONTROLS);
+  expect(JSON.parse(fromDirty!).event).toMatchObject({ pot_id: "p\u2028", event_type: "x\u0085", src_ip: "1.2.3.4\u2029", data: { a: "x\u2028y\u2029z\u0085\u009b\u007f", b: 1 } });
 });

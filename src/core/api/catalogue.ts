@@ -6,6 +6,8 @@ import { Elysia, t } from "elysia";
 import { existsSync } from "node:fs";
 import { loadCatalogue } from "../../catalogue/loader";
 import { BUILTIN_CATALOGUE } from "../../catalogue/paths";
+import { errorResponses } from "./errors";
+import { noQuery } from "./query";
 
 export const CatalogueKind = t.Object({
   name: t.String({ example: "cowrie" }),
@@ -22,7 +24,8 @@ export const CatalogueKind = t.Object({
 export const catalogueApi = (root = BUILTIN_CATALOGUE) =>
   new Elysia({ name: "catalogue", tags: ["Catalogue"] }).get(
     "/api/v1/catalogue",
-    () => {
+    ({ request }) => {
+      noQuery(request.url);
       // Read on each request: it is small, and an operator may add a kind without a restart.
       const cat = existsSync(root) ? loadCatalogue(root) : { kinds: [], problems: [] };
       return {
@@ -37,7 +40,10 @@ export const catalogueApi = (root = BUILTIN_CATALOGUE) =>
       };
     },
     {
-      response: { 200: t.Object({ kinds: t.Array(CatalogueKind), problems: t.Array(t.Object({ folder: t.String(), message: t.String() })) }) },
+      response: {
+        200: t.Object({ kinds: t.Array(CatalogueKind), problems: t.Array(t.Object({ folder: t.String(), message: t.String() })) }),
+        ...errorResponses({ 400: ["bad_request", 'unknown query parameter "kind"; it takes none'] }),
+      },
       detail: { summary: "List the honeypot kinds of the built-in catalogue", description: "Use a kind's name or alias as InstallPot's honeypot_type." },
     },
   );

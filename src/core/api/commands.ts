@@ -2,6 +2,7 @@
  * Commands through REST: the second door to the command router (the WebSocket proxy is the
  * first). POST answers 202 once the command is on its way; the record shows how it ended.
  */
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { CommandStore } from "../../db/command-store";
 import { toU64 } from "../../protocol/json";
@@ -11,6 +12,7 @@ import type { CommandRouter } from "../commands/router";
 import type { Security } from "../auth";
 import { ApiError, ErrorBody, badRequest, errorResponses, notFound } from "./errors";
 import { parseNodeId } from "./nodes";
+import { noQuery, queryParams } from "./query";
 
 export const CommandRecord = t.Object(
   {
@@ -70,11 +72,23 @@ const COMMAND_ERRORS = {
   }),
 };
 
+const CommandQuery = queryParams(
+  Type.Object({
+    node_id: Type.Optional(Type.String({ description: "Only commands to this node (unsigned 64-bit integer).", example: "18446744073709551557" })),
+    pot_id: Type.Optional(Type.String({ description: "Only commands about this honeypot.", example: "ssh-01" })),
+    command: Type.Optional(Type.String({ description: "Command name, e.g. InstallPot.", example: "InstallPot" })),
+    status: Type.Optional(Type.String({ description: "issued, sent, succeeded or failed.", example: "failed" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100, description: `Page size (1-${MAX_LIMIT}).`, example: 100 })),
+    cursor: Type.Optional(Type.String({ description: "next_cursor of the previous page.", example: "41" })),
+  }),
+);
+
 export const commandsApi = (router: CommandRouter, store: CommandStore, security: Security) =>
   new Elysia({ name: "commands", tags: ["Commands"] })
     .post(
       "/api/v1/nodes/:node_id/commands",
       ({ params, body, request, server, set }) => {
+        noQuery(request.url);
         const nodeId = parseNodeId(params.node_id);
         // Accept the bare command object (SPEC.md's examples) or a NodeCommand around it.
         const raw = body && typeof body === "object" && "command" in body ? (body as { command: unknown }).command : body;
@@ -104,32 +118,26 @@ export const commandsApi = (router: CommandRouter, store: CommandStore, security
     )
     .get(
       "/api/v1/commands/:command_id",
-      ({ params }) => {
+      ({ params, request }) => {
+        noQuery(request.url);
         const rec = store.get(params.command_id);
         if (!rec) throw notFound(`command ${params.command_id} does not exist`);
         return rec;
       },
-      { response: { 200: CommandRecord, ...errorResponses(404) }, detail: { summary: "Get one command and its outcome" } },
+      { response: { 200: CommandRecord, ...errorResponses({ 404: ["not_found", "command 0b5e7c1e-8f1c-4c55-9f0e-3f2a4d1c9a10 does not exist"] }) }, detail: { summary: "Get one command and its outcome" } },
     )
     .get(
       "/api/v1/commands",
-      ({ query }) => {
+      ({ request }) => {
+        const query = CommandQuery.parse(request.url);
         const node_id = query.node_id === undefined ? undefined : (toU64(query.node_id) ?? undefined);
-        if (query.node_id !== undefined && node_id === undefined) throw badRequest("node_id must be an unsigned 64-bit integer");
+        if (query.node_id !== undefined && node_id === undefined) throw badRequest("query parameter node_id must be an unsigned 64-bit integer");
         const cursor = query.cursor === undefined ? undefined : Number(query.cursor);
-        if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw badRequest("cursor must be a next_cursor value from an earlier page");
+        if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw badRequest("query parameter cursor must be a next_cursor value from an earlier page");
         return store.list({ node_id, pot_id: query.pot_id, command: query.command, status: query.status, cursor, limit: query.limit ?? 100 });
       },
       {
-        query: t.Object({
-          node_id: t.Optional(t.String()),
-          pot_id: t.Optional(t.String()),
-          command: t.Optional(t.String({ description: "Command name, e.g. InstallPot." })),
-          status: t.Optional(t.String({ description: "issued, sent, succeeded or failed." })),
-          limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 100 })),
-          cursor: t.Optional(t.String({ description: "next_cursor of the previous page." })),
-        }),
-        response: { 200: t.Object({ commands: t.Array(CommandRecord), next_cursor: t.Union([t.String(), t.Null()]) }), ...errorResponses(400) },
-        detail: { summary: "List commands, newest first" },
+        response: { 200: t.Object({ commands: t.Array(CommandRecord), next_cursor: t.Union([t.String(), t.Null()]) }), ...errorResponses({ 400: ["bad_request", 'query parameter limit: Expected integer to be less or equal to 500, got "1000"'] }) },
+        detail: { summary: "List commands, newest first", parameters: CommandQuery.parameters },
       },
     );

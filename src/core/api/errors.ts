@@ -28,5 +28,9 @@ export function errorBody(code: string, message: string): ErrorBody {
   return { error: { code, message } };
 }
 
-/** Standard error responses for OpenAPI. */
-export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
+/**
+ * Error responses for OpenAPI, each with an example of what this operation answers (a shared
+ * example would show every operation a 400 about some node).
+ */
+export const errorResponses = (examples: Partial<Record<400 | 404 | 409, [code: string, message: string]>>) =>
+  Object.fromEntries(Object.entries(examples).map(([status, [code, message]]) => [status, t.Object(ErrorBody.properties, { example: errorBody(code, message) })]));

@@ -7,9 +7,11 @@ import type { Db } from "../../db";
 import { EventQueries, type EventFilter, type EventRow } from "../../db/event-store";
 import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
-import { parseTimestamp } from "../ingest/normalise";
+import { Type } from "@sinclair/typebox";
+import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
+import { noQuery, queryParams } from "./query";
 import { statsApi, type Stats } from "./stats";
 
 export const MAX_PAGE = 1000;
@@ -51,22 +53,24 @@ export const EventPage = t.Object(
   { example: { events: [exampleEvent], next_cursor: "1042" } },
 );
 
-const EventQuery = t.Object({
-  node_id: t.Optional(t.String({ description: "Only events of this node (unsigned 64-bit integer).", example: "18446744073709551557" })),
-  pot_id: t.Optional(t.String({ description: "Only events of this honeypot.", example: "cowrie-01" })),
-  pot_type: t.Optional(t.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
-  event_type: t.Optional(t.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
-  src_ip: t.Optional(t.String({ description: "Only events from this source address.", example: "203.0.113.7" })),
-  since: t.Optional(t.String({ description: "Events at or after this time: ISO 8601, or unix seconds or milliseconds.", example: "2026-11-21T00:00:00Z" })),
-  until: t.Optional(t.String({ description: "Events before this time: ISO 8601, or unix seconds or milliseconds.", example: "2026-11-22T00:00:00Z" })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE, description: `Page size (1-${MAX_PAGE}).`, example: 100 })),
-  cursor: t.Optional(t.String({ pattern: "^[0-9]{1,16}$", description: "`next_cursor` of the previous page.", example: "1042" })),
-});
+const EventQuery = queryParams(
+  Type.Object({
+    node_id: Type.Optional(Type.String({ description: "Only events of this node (unsigned 64-bit integer).", example: "18446744073709551557" })),
+    pot_id: Type.Optional(Type.String({ description: "Only events of this honeypot.", example: "cowrie-01" })),
+    pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
+    event_type: Type.Optional(Type.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
+    src_ip: Type.Optional(Type.String({ description: "Only events from this source address.", example: "203.0.113.7" })),
+    since: Type.Optional(Type.String({ description: `Events at or after this time: ${TIME_FORMS} (before now), as the CLI's --since.`, example: "2026-11-21T00:00:00Z" })),
+    until: Type.Optional(Type.String({ description: "Events before this time, in the same forms as `since`.", example: "2026-11-22T00:00:00Z" })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE, description: `Page size (1-${MAX_PAGE}).`, example: 100 })),
+    cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,16}$", description: "`next_cursor` of the previous page.", example: "1042" })),
+  }),
+);
 
 function timeParam(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const ms = parseTimestamp(raw);
-  if (ms === null) throw badRequest(`${name} must be an ISO 8601 time or unix seconds/milliseconds, got ${JSON.stringify(raw)}`);
+  const ms = parseTimeArg(raw);
+  if (ms === null) throw badRequest(`query parameter ${name} must be ${TIME_FORMS}; got ${JSON.stringify(raw)}`);
   return ms;
 }
 
@@ -79,7 +83,8 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
-      ({ query }) => {
+      ({ request }) => {
+        const query = EventQuery.parse(request.url);
         const filter: EventFilter = {
           potId: query.pot_id,
           potType: query.pot_type,
@@ -90,16 +95,16 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         };
         if (query.node_id !== undefined) {
           const id = toU64(query.node_id);
-          if (id === null) throw badRequest(`node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
+          if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
           filter.nodeId = id;
         }
         const page = queries.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
         return { events: page.events.map(toEventRecord), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
       },
       {
-        query: EventQuery,
-        response: { 200: EventPage, ...errorResponses(400) },
+        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, since, until, limit, cursor'] }) },
         detail: {
+          parameters: EventQuery.parameters,
           tags: ["Events"],
           summary: "List events",
           description:
@@ -111,7 +116,8 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
     )
     .get(
       "/api/v1/events/:id",
-      ({ params }) => {
+      ({ params, request }) => {
+        noQuery(request.url);
         const id = Number(params.id);
         const row = Number.isSafeInteger(id) ? queries.get(id) : null;
         if (!row) throw notFound(`event ${params.id} does not exist`);
@@ -119,7 +125,7 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
       },
       {
         params: t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Event id.", example: "1042" }) }),
-        response: { 200: EventRecord, ...errorResponses(400, 404) },
+        response: { 200: EventRecord, ...errorResponses({ 400: ["bad_request", "invalid request: path parameter id: Expected string to match '^[0-9]{1,16}$'"], 404: ["not_found", "event 1042 does not exist"] }) },
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )

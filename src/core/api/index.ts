@@ -38,13 +38,25 @@ export interface ApiOptions {
   logger: Logger;
   security: Security;
   plugins: Elysia<any, any, any, any, any, any, any>[];
+  /** The database file, named in the log line when a query finds it damaged. */
+  dbPath?: string;
   /** Bun WebSocket settings for the backend stream. */
   websocket?: { maxPayloadLength: number; backpressureLimit: number };
   /** Why Core cannot do its work right now (events not committed), or null: `/health` says 503. */
   health?: () => string | null;
 }
 
-export function createApi({ logger, security, plugins, websocket, health }: ApiOptions) {
+/** The SQLite error behind a failure when it says the file is damaged (drivers may wrap it in `cause`). */
+function sqliteDamage(error: unknown): Error | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")) return e;
+  }
+  return null;
+}
+
+export function createApi({ logger, security, plugins, websocket, health, dbPath = "(database)" }: ApiOptions) {
+  let damageLoggedAt = -Infinity;
   // A flood of refused requests must not become a flood of log lines.
   const refusals = new RateLimitedLog(logger);
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -56,7 +68,7 @@ export function createApi({ logger, security, plugins, websocket, health }: ApiO
     // The one place a REST request's principal is established (and rate-limited), before routing.
     .onRequest(({ request, server }) => {
       const address = server?.requestIP(request)?.address ?? "unknown";
-      const outcome = security.authorize(request, pathOf(request.url), address);
+      const outcome = security.guard.check(request) ?? security.authorize(request, pathOf(request.url), address);
       if (outcome.ok) {
         if (security.tokens.enabled) security.principals.set(request, outcome.principal);
         return;
@@ -64,7 +76,7 @@ export function createApi({ logger, security, plugins, websocket, health }: ApiO
       refusals.warn(`${address}:${outcome.code}`, { remote: address, method: request.method, path: pathOf(request.url), code: outcome.code }, "request refused");
       const headers: Record<string, string> = {};
       if (outcome.status === 401) headers["www-authenticate"] = 'Bearer realm="honeybee"';
-      if (outcome.retryAfter) headers["retry-after"] = String(outcome.retryAfter);
+      if ("retryAfter" in outcome && outcome.retryAfter) headers["retry-after"] = String(outcome.retryAfter);
       return json(outcome.status, errorBody(outcome.code, outcome.message), headers);
     })
     .onError({ as: "global" }, ({ code, error, request }) => {
@@ -79,11 +91,27 @@ export function createApi({ logger, security, plugins, websocket, health }: ApiO
         return json(404, errorBody("not_found", `no such path: ${request.method} ${path}`));
       }
       if (code === "VALIDATION") {
-        const first = (error as { all?: { path?: string; summary?: string; message?: string }[] }).all?.[0];
-        const detail = first ? `${first.path || "body"}: ${first.summary ?? first.message}` : error.message;
+        // Query strings are checked by ./query.ts; what Elysia validates is a path parameter or the body.
+        const { type, all } = error as { type?: string; all?: { path?: string; summary?: string; message?: string }[] };
+        const first = all?.[0];
+        const where = type === "params" ? "path parameter" : (type ?? "body");
+        const detail = first ? `${where}${first.path ? " " + first.path.replace(/^\//, "") : ""}: ${first.summary ?? first.message}` : error.message;
         return json(400, errorBody("bad_request", `invalid request: ${detail}`));
       }
       if (code === "PARSE") return json(400, errorBody("bad_json", "request body is not valid JSON"));
+      const damage = sqliteDamage(error);
+      if (damage) {
+        // Every request that touches the damaged pages fails alike; one line a minute says it.
+        const now = Date.now();
+        if (now - damageLoggedAt >= 60_000) {
+          damageLoggedAt = now;
+          logger.error(
+            { err: damage, url: request.url },
+            `database file ${dbPath} is damaged (${damage.message}): stop Core, check it with: sqlite3 ${dbPath} "PRAGMA integrity_check", then restore a backup or rescue the data with sqlite3's .recover`,
+          );
+        }
+        return json(500, errorBody("database_corrupt", "the database file is damaged; Core's log says how to check it (PRAGMA integrity_check)"));
+      }
       logger.error({ err: error, url: request.url }, "request failed");
       return json(500, errorBody("internal", "internal error; see Core's log"));
     })
@@ -104,7 +132,11 @@ export function createApi({ logger, security, plugins, websocket, health }: ApiO
             version: API_VERSION,
             description:
               "Backend API of HoneyBee Core, the honeypot management service: the registry of nodes and honeypots, events, statistics and node commands. " +
-              "Node ids are unsigned 64-bit integers and are written as exact JSON integers. Errors have the shape `{\"error\":{\"code\",\"message\"}}`.",
+              "Node ids are unsigned 64-bit integers and are written as exact JSON integers. Errors have the shape `{\"error\":{\"code\",\"message\"}}`. " +
+              "Every operation refuses, before anything else: a Host header that is not Core's (421 `misdirected_request`; see `allowed_hosts`), a browser Origin " +
+              "that is not Core's own on a WebSocket or a state-changing request (403 `forbidden_origin`; see `allowed_origins`), a request body that is not " +
+              "`application/json` (415 `unsupported_media_type`), a body over `max_message_bytes` (413, while it streams in), and a query parameter it does not take (400). " +
+              "A token goes in `Authorization: Bearer`; `?token=` is accepted on WebSocket upgrades only.",
           },
           tags: [
             { name: "Health", description: "Liveness" },

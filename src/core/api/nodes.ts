@@ -7,6 +7,7 @@ import type { Registry } from "../registry";
 import { badRequest, errorResponses, notFound } from "./errors";
 import { cachedJson } from "./cached-json";
 import { HoneypotList, NodeDetail, NodeList } from "./model";
+import { noQuery } from "./query";
 
 /** Parses a `{node_id}` path segment: an unsigned 64-bit integer in decimal. */
 export function parseNodeId(raw: string): bigint {
@@ -26,15 +27,19 @@ export const nodesApi = (registry: Registry) => {
   return new Elysia({ name: "nodes", tags: ["Nodes"] })
     .get(
       "/api/v1/nodes",
-      nodeList,
+      ({ request }) => {
+        noQuery(request.url);
+        return nodeList();
+      },
       {
-        response: { 200: NodeList },
+        response: { 200: NodeList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "status"; it takes none'] }) },
         detail: { summary: "List all registered nodes", description: "Every node Core has seen, with its current status (`Unknown` while it is not connected)." },
       },
     )
     .get(
       "/api/v1/nodes/:node_id",
-      ({ params }) => {
+      ({ params, request }) => {
+        noQuery(request.url);
         const id = parseNodeId(params.node_id);
         const n = registry.node(id);
         if (!n) throw notFound(`node ${id} is not registered`);
@@ -50,12 +55,19 @@ export const nodesApi = (registry: Registry) => {
       },
       {
         params: t.Object({ node_id: t.String({ description: "Node identifier (unsigned 64-bit integer).", example: "18446744073709551557" }) }),
-        response: { 200: NodeDetail, ...errorResponses(400, 404) },
+        response: { 200: NodeDetail, ...errorResponses({ 400: ["bad_request", 'node_id must be an unsigned 64-bit integer, got "sensor-eu-1"'], 404: ["not_found", "node 18446744073709551557 is not registered"] }) },
         detail: { summary: "Get one node", description: "The node summary plus the honeypots on the node." },
       },
     )
-    .get("/api/v1/honeypots", potList, {
-      response: { 200: HoneypotList },
-      detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },
-    });
+    .get(
+      "/api/v1/honeypots",
+      ({ request }) => {
+        noQuery(request.url);
+        return potList();
+      },
+      {
+      response: { 200: HoneypotList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "node_id"; it takes none'] }) },
+        detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },
+      },
+    );
 };

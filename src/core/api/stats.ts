@@ -8,7 +8,9 @@
 import { Elysia, t } from "elysia";
 import type { EventQueries, TopEntry } from "../../db/event-store";
 import type { Ingest } from "../ingest/types";
+import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
+import { queryParams } from "./query";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
 const MAX_WINDOW_HOURS = 366 * 24;
@@ -30,6 +32,7 @@ export const Stats = t.Object(
         connections: t.Integer({ description: "Open event socket connections." }),
         pending: t.Integer({ description: "Events received and not yet committed." }),
         duplicates: t.Integer({ description: "Lines a node sent again after a reconnect that were already committed, skipped." }),
+        unreadable_timestamps: t.Integer({ description: "Events whose timestamp could not be read (not ISO 8601, RFC 2822 or unix time): stored at their receive time, the text kept in data.timestamp." }),
       },
       { description: "Counters of this Core process." },
     ),
@@ -59,7 +62,7 @@ export const Stats = t.Object(
       window: "24h",
       window_start: "2026-11-21T01:00:00.000Z",
       window_events: 61_204,
-      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0, duplicates: 0 },
+      ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0, duplicates: 0, unreadable_timestamps: 2 },
       security: {
         auth_enabled: true,
         node_auth_enabled: true,
@@ -82,6 +85,13 @@ export const Stats = t.Object(
 
 export type Stats = typeof Stats.static;
 
+const StatsQuery = queryParams(
+  Type.Object({
+    window: Type.Optional(Type.String({ description: "Window for the counts and top lists: hours or days, e.g. `24h`, `7d`.", default: "24h", example: "24h" })),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Entries per top list.", example: 10 })),
+  }),
+);
+
 export function parseWindow(raw: string): number {
   const m = WINDOW.exec(raw);
   const hours = m ? Number(m[1]) * (m[2] === "d" ? 24 : 1) : NaN;
@@ -92,28 +102,26 @@ export function parseWindow(raw: string): number {
 export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"] }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
-    async ({ query }) => {
+    async ({ request }) => {
+      const query = StatsQuery.parse(request.url);
       const window = query.window ?? "24h";
       const windowMs = parseWindow(window);
       await deps.ingest.countsSettled();
       const s = deps.queries.stats(windowMs, query.top ?? 10);
-      const { received, committed, rejected, connections, pending, duplicates } = deps.ingest.counters;
+      const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,
         window,
         window_start: new Date(s.windowStart).toISOString(),
         window_events: s.windowEvents,
-        ingest: { received, committed, rejected, connections, pending, duplicates },
+        ingest: { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps },
         security: deps.security(),
         top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
       };
     },
     {
-      query: t.Object({
-        window: t.Optional(t.String({ description: "Window for the counts and top lists: hours or days, e.g. `24h`, `7d`.", default: "24h", example: "24h" })),
-        top: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 10, description: "Entries per top list.", example: 10 })),
-      }),
-      response: { 200: Stats, ...errorResponses(400) },
-      detail: { tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
+      response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
+      detail: {
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
     },
   );

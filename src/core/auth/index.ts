@@ -5,12 +5,14 @@
  */
 import type { CoreConfig } from "../../config";
 import { ConfigError } from "../../config";
+import { RequestGuard } from "./browser";
 import { NodeAuth, type NodeSecretStore } from "./node-auth";
 import { ConnectionCounter, RateLimiter } from "./rate-limit";
 import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";
 
 export * from "./tokens";
 export { NodeAuth } from "./node-auth";
+export { RequestGuard, type Refusal } from "./browser";
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
 
@@ -23,6 +25,8 @@ export class Security {
   readonly api: RateLimiter;
   readonly wsCommands: RateLimiter;
   readonly authFailures: RateLimiter;
+  /** Host, Origin and media type: checked before authentication and routing (see browser.ts). */
+  readonly guard: RequestGuard;
   readonly counters = { auth_failures: 0, forbidden: 0 };
   readonly connections: { node: ConnectionCounter; events: ConnectionCounter; ws: ConnectionCounter };
   /** Node authentication (TOTP); set once the database is open. */
@@ -32,6 +36,7 @@ export class Security {
 
   constructor(readonly config: CoreConfig) {
     this.tokens = TokenSet.fromConfig(config);
+    this.guard = new RequestGuard(config);
     this.api = new RateLimiter(config.api_rate_per_minute);
     this.wsCommands = new RateLimiter(config.ws_commands_per_minute);
     this.authFailures = new RateLimiter(config.auth_failures_per_minute, config.auth_failures_per_minute);
@@ -79,8 +84,17 @@ export class Security {
     if (this.authFailures.blocked(address)) {
       return { ok: false, status: 429, code: "too_many_failures", message: `too many failed authentications from ${address}; retry later`, retryAfter: 60 };
     }
-    const { token } = presentedToken(req, url);
-    if (!token) return { ok: false, status: 401, code: "unauthorized", message: "this Core requires an API token: send Authorization: Bearer <token>" };
+    // A token in the URL lands in proxies' and browsers' logs: only WebSocket upgrades, whose
+    // browser API cannot set headers, may carry one there.
+    const upgrade = req.headers.get("upgrade") !== null;
+    const { token } = presentedToken(req, url, upgrade);
+    if (!token) {
+      const inQuery = !upgrade && url.searchParams.has("token");
+      const message = inQuery
+        ? "a token in the query string (?token=) is accepted on WebSocket upgrades only; send Authorization: Bearer <token>"
+        : "this Core requires an API token: send Authorization: Bearer <token>";
+      return { ok: false, status: 401, code: "unauthorized", message };
+    }
     const principal = this.tokens.authenticate(token);
     if (!principal) {
       this.counters.auth_failures++;

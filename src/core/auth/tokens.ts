@@ -62,9 +62,10 @@ export class TokenSet {
 
 /**
  * Finds a presented token: `Authorization: Bearer`, or for browsers (which cannot set headers
- * on a WebSocket) `Sec-WebSocket-Protocol: bearer, <token>` or a `token` query parameter.
+ * on a WebSocket) `Sec-WebSocket-Protocol: bearer, <token>` or a `token` query parameter
+ * (WebSocket upgrades only: `queryAllowed`).
  */
-export function presentedToken(req: Request, url: URL): { token: string | null; via: "header" | "protocol" | "query" | null } {
+export function presentedToken(req: Request, url: URL, queryAllowed = true): { token: string | null; via: "header" | "protocol" | "query" | null } {
   const auth = req.headers.get("authorization");
   if (auth) {
     const m = /^Bearer\s+(\S+)$/i.exec(auth.trim());
@@ -76,7 +77,7 @@ export function presentedToken(req: Request, url: URL): { token: string | null; 
     const i = parts.indexOf("bearer");
     if (i >= 0 && parts[i + 1]) return { token: parts[i + 1]!, via: "protocol" };
   }
-  const q = url.searchParams.get("token");
+  const q = queryAllowed ? url.searchParams.get("token") : null;
   if (q) return { token: q, via: "query" };
   return { token: null, via: null };
 }

@@ -28,6 +28,8 @@ export interface NormalisedEvent {
   ts: number;
   src_ip: string | null;
   data: Record<string, unknown>;
+  /** The event named a time that could not be read: `ts` is the receive time, the text is in data. */
+  unreadableTimestamp?: boolean;
 }
 
 /**
@@ -58,8 +60,13 @@ export interface EventRecord {
 export interface NormaliseContext {
   /** Receive time in ms: the timestamp of an event that has none. */
   receivedAt: number;
-  /** The sender's node (control connection or EventStreamHello), when it proved one. */
+  /** The sender's node (control connection or EventStreamHello), when it named one. */
   nodeId: bigint | null;
+  /**
+   * The sender proved it is `nodeId` (a registered control connection, an authenticated event
+   * stream): its events are that node's, whatever node_id they carry.
+   */
+  nodeProven?: boolean;
   /** Registry lookup for events that name a pot but no node. */
   nodeOfPot(potId: string): bigint | null;
   /** Registry lookup: the kind of a pot (of this node, when known), for events that do not say. */
@@ -118,6 +125,9 @@ function fromNative(o: Obj, ctx: NormaliseContext): NormaliseResult {
       case "timestamp":
       case "src_ip":
         break;
+      case "__proto__":
+        setKey(data, k, o[k]);
+        break;
       default:
         data[k] = o[k];
     }
@@ -143,14 +153,14 @@ function fromPotEvent(o: Obj, ctx: NormaliseContext): NormaliseResult {
       case "metadata":
         break;
       default:
-        data[k] = o[k];
+        setKey(data, k, o[k]);
     }
   }
   // The nested objects are flattened into data so both styles read the same downstream
   // (`data.username`, `data.src_ip`); a nested key loses to a top-level one of the same name.
   for (const nested of [o.data, o.metadata]) {
     if (isObject(nested)) {
-      for (const k in nested) if (!(k in data)) data[k] = nested[k];
+      for (const k in nested) if (!Object.hasOwn(data, k)) setKey(data, k, nested[k]);
     } else if (nested !== undefined && nested !== null) {
       data[nested === o.data ? "data" : "metadata"] = nested;
     }
@@ -185,11 +195,11 @@ function fromPotLog(o: Obj, ctx: NormaliseContext): NormaliseResult {
       case "data":
         break;
       default:
-        data[k] = o[k];
+        setKey(data, k, o[k]);
     }
   }
   if (inner) {
-    for (const k in inner) if (!(k in data)) data[k] = inner[k];
+    for (const k in inner) if (!Object.hasOwn(data, k)) setKey(data, k, inner[k]);
   } else if (o.data !== undefined && o.data !== null) {
     data.line = o.data;
   }
@@ -275,23 +285,39 @@ function build(ctx: NormaliseContext, p: Parts): NormaliseResult {
   if (potId === undefined) return fail(`pot_id must be a string of at most ${MAX_POT_ID} characters`);
   let potType = label(p.potType, MAX_POT_TYPE);
   if (potType === undefined) return fail(`pot_type must be a string of at most ${MAX_POT_TYPE} characters`);
-  nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
+  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
   if (potType === null && p.lookupType) {
     const known = potId !== null ? (ctx.potTypeOf?.(nodeId, potId) ?? null) : null;
     potType = known ?? label(p.guessType, MAX_POT_TYPE) ?? null;
   }
 
   let ts = parseTimestamp(p.timestamp);
+  let unreadableTimestamp = false;
   if (ts === null) {
     ts = ctx.receivedAt;
-    if (p.timestamp !== undefined && p.timestamp !== null && p.keepTimestampIn) p.data[p.keepTimestampIn] = p.timestamp;
+    if (p.timestamp !== undefined && p.timestamp !== null) {
+      unreadableTimestamp = true;
+      if (p.keepTimestampIn) p.data[p.keepTimestampIn] = p.timestamp;
+    }
   }
 
   let srcIp: string | null = null;
   if (typeof p.srcIp === "string" && isAddress(p.srcIp)) srcIp = p.srcIp;
   else if (p.srcIp !== undefined && p.srcIp !== null) p.data.src_ip = p.srcIp; // unusable as a column, kept as sent
 
-  return { ok: true, event: { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: p.eventType, ts, src_ip: srcIp, data: p.data } };
+  const event: NormalisedEvent = { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: p.eventType, ts, src_ip: srcIp, data: p.data };
+  if (unreadableTimestamp) event.unreadableTimestamp = true;
+  return { ok: true, event };
+}
+
+/**
+ * `data[k] = v`, except that a `__proto__` key stays a plain key: assigned, it would set the
+ * object's prototype (dropped from the stored JSON, yet read as the event's credentials).
+ */
+function setKey(data: Obj, k: string, v: unknown): void {
+  if (k === "__proto__") Object.defineProperty(data, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else data[k] = v;
 }
 
 /** A pot id or kind: a short string (numbers are accepted as their decimal text). Undefined when invalid. */
@@ -324,12 +350,15 @@ const MICROS_LIMIT = 1e14;
 const MAX_TS = 8.64e15;
 // Exponent form too: the upstream Go node writes numbers as `%v` (`1.795309499e+09`).
 const NUMERIC = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
-/** ISO date-time without a zone: read as UTC, not as the server's local time. */
-const NO_ZONE = /T\d\d:\d\d(:\d\d(\.\d+)?)?$/;
+/** ISO 8601 (`T` or a space between date and time); without a zone it is UTC, not the server's local time. */
+const ISO = /^\d{4}-\d\d-\d\d(?:([T ])\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(Z|[+-]\d\d:?\d\d)?$/;
+/** RFC 2822 / HTTP dates: `Sun, 22 Nov 2026 01:04:59 GMT`, `22 Nov 2026 01:04:59 +0000`. */
+const RFC_2822 = /^(?:[A-Za-z]{3}, )?\d{1,2} [A-Za-z]{3} \d{4} \d\d:\d\d(?::\d\d)? (?:GMT|UTC|[+-]\d{4})$/;
 
 /**
- * Reads an event time: ISO 8601 text, or unix time as a number or numeric text in seconds,
- * milliseconds or microseconds (told apart by magnitude). Null when unreadable or absurd.
+ * Reads an event time: ISO 8601 or RFC 2822 text, or unix time as a number or numeric text in
+ * seconds, milliseconds or microseconds (told apart by magnitude). Null when unreadable or
+ * absurd. Only these forms: Date.parse alone reads nearly anything (`"x 1"` is 2001-01-01).
  */
 export function parseTimestamp(v: unknown): number | null {
   let ms: number;
@@ -338,7 +367,15 @@ export function parseTimestamp(v: unknown): number | null {
     const fast = isoUtcFast(v);
     if (fast !== null) ms = fast;
     else if (NUMERIC.test(v)) ms = unixToMs(Number(v));
-    else ms = Date.parse(NO_ZONE.test(v) ? v + "Z" : v);
+    else {
+      const iso = ISO.exec(v);
+      if (iso) {
+        let text = iso[1] === " " ? v.slice(0, 10) + "T" + v.slice(11) : v;
+        if (iso[1] !== undefined && iso[2] === undefined) text += "Z";
+        ms = Date.parse(text);
+      } else if (RFC_2822.test(v)) ms = Date.parse(v);
+      else return null;
+    }
   } else return null;
   if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TS) return null;
   return Math.round(ms);
@@ -380,7 +417,9 @@ function unixToMs(n: number): number {
 
 export function toIngestEvent(e: NormalisedEvent): IngestEvent {
   const { username, password } = credentialsOf(e.data);
-  return { node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: e.event_type, ts: e.ts, src_ip: e.src_ip, text: dataText(e.data), username, password };
+  const ev: IngestEvent = { node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: e.event_type, ts: e.ts, src_ip: e.src_ip, text: dataText(e.data), username, password };
+  if (e.unreadableTimestamp) ev.unreadableTimestamp = true;
+  return ev;
 }
 
 /** JSON text of an event's data; `stringify` (exact bigints) only when plain JSON cannot. */
@@ -415,7 +454,8 @@ export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent 
     nodeId = u64OfDigits(s.nodeDigits);
     if (nodeId === null) return null;
   }
-  nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
+  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
   const time = s.timestamp ?? s.time;
   let ts = parseTimestamp(time);
   if (ts === null) {
@@ -442,7 +482,8 @@ function fromScannedEnvelope(s: ScannedLine, ctx: NormaliseContext): IngestEvent
     nodeId = u64OfDigits(s.nodeDigits);
     if (nodeId === null) return null;
   }
-  nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
+  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
   if (potType === null) {
     const known = potId !== null ? (ctx.potTypeOf?.(nodeId, potId) ?? null) : null;
     potType = known ?? label(prefixOf(eventType), MAX_POT_TYPE) ?? null;

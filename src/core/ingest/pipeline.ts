@@ -11,7 +11,7 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
-import { eventLog, type EventLogger, type Logger } from "../../log";
+import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
@@ -46,6 +46,8 @@ interface Batch {
   eventsFrom: number;
   /** Streams in this batch → their line count when it was sealed. */
   tags: Map<StreamTag, number>;
+  /** Some event's data may hold a control character: its log lines are escaped. */
+  escape: boolean;
 }
 
 export interface PipelineOptions {
@@ -70,7 +72,7 @@ const RETENTION_CHUNK = 2000;
 const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
-  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0 };
+  readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0, unreadable_timestamps: 0 };
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
@@ -143,7 +145,9 @@ export class EventPipeline implements Ingest {
   // ---- Ingest ----------------------------------------------------------------------------
 
   submit(obj: unknown, source: IngestSource): string | null {
-    const r = normalise(obj, { receivedAt: Date.now(), nodeId: source.nodeId ?? null, nodeOfPot: this.opts.nodeOfPot, potTypeOf: this.opts.potTypeOf });
+    // A proven sender (the control channel's registered node) owns its events, whatever they say.
+    const nodeId = source.nodeId ?? null;
+    const r = normalise(obj, { receivedAt: Date.now(), nodeId, nodeProven: nodeId !== null, nodeOfPot: this.opts.nodeOfPot, potTypeOf: this.opts.potTypeOf });
     if (!r.ok) {
       this.reject(null, source.remote, "invalid_event", r.error);
       return r.error;
@@ -237,6 +241,7 @@ export class EventPipeline implements Ingest {
    */
   enqueue(ev: IngestEvent, tag: StreamTag | null, scan?: ScannedLine, bytes?: Uint8Array, at = -1): void {
     this.counters.received++;
+    if (ev.unreadableTimestamp) this.counters.unreadable_timestamps++;
     const b = (this.current ??= this.newBatch());
     const i = b.n++;
     b.ts[i] = ev.ts;
@@ -257,6 +262,7 @@ export class EventPipeline implements Ingest {
       b.dataLen += b.dataBuf.write(ev.text, b.dataLen);
     }
     b.dataEnds[i] = b.dataLen;
+    if (this.eventLine !== null && !b.escape && mayNeedEscaping(ev.text ?? scan!.line)) b.escape = true;
     if (ev.username !== null) countIn(b.users, ev.ts, ev.username);
     if (ev.password !== null) countIn(b.passwords, ev.ts, ev.password);
     b.events?.push(ev);
@@ -315,6 +321,7 @@ export class EventPipeline implements Ingest {
       events: null,
       eventsFrom: 0,
       tags: new Map(),
+      escape: false,
     };
   }
 
@@ -463,7 +470,7 @@ export class EventPipeline implements Ingest {
       fields.timestamp = isoTime(b.ts[i]!);
       fields.src_ip = b.ips[i] || null;
       const to = b.dataEnds[i]!;
-      line(fields, b.dataBuf, from, to);
+      line(fields, b.dataBuf, from, to, b.escape);
       from = to;
     }
   }

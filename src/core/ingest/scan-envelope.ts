@@ -18,7 +18,7 @@
  *   unreadable one sends the line to the general path) and an `eventid` equal to the
  *   log_type. A PotLog of a process's output (`stdout`) takes the general path.
  */
-import { hasBackslash, isDigits, Recent, skipNested, skipNumber, skipSpace, skipString, type ScannedLine } from "./scan";
+import { hasBackslash, isDigits, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString, type ScannedLine } from "./scan";
 
 export const NATIVE = 0;
 export const POT_EVENT = 1;
@@ -94,9 +94,11 @@ const ARRAY = 6;
 
 /** The kind of the value `skipValue` skipped last. */
 let kind = 0;
+/** Nesting levels this line may use (the line itself is level 1): `max_nesting_depth`, at most MAX_LEVELS. */
+let levels = MAX_LEVELS;
 
-/** `t[i]` starts a value: returns the index past it (-1 when invalid) and sets `kind`. */
-function skipValue(t: string, i: number): number {
+/** `t[i]` starts a value at nesting `level`: returns the index past it (-1 when invalid) and sets `kind`. */
+function skipValue(t: string, i: number, level: number): number {
   const c = t.charCodeAt(i);
   if (c === 34) {
     kind = STRING;
@@ -108,7 +110,7 @@ function skipValue(t: string, i: number): number {
   }
   if (c === 123 || c === 91) {
     kind = c === 123 ? OBJECT : ARRAY;
-    return skipNested(t, i, 1);
+    return skipNested(t, i, level, levels);
   }
   if (t.startsWith("null", i)) {
     kind = NULL;
@@ -171,7 +173,10 @@ const st = {
  * Scans `t` into `out`; true when `t` is a PotEvent or PotLog envelope this path can take
  * whole (`out.shape` says which). On false, the caller takes the general path.
  */
-export function scanEnvelopeLine(t: string, out: ScannedLine): boolean {
+export function scanEnvelopeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVELS): boolean {
+  levels = Math.min(maxDepth, MAX_LEVELS);
+  // The payload is level 3 and its data level 4: shallower limits are the general path's to word.
+  if (levels < 4) return false;
   out.eventid = "";
   out.nodeDigits = out.potId = out.potType = out.honeypotId = out.honeypotType = out.srcIp = out.username = out.password = null;
   out.timestamp = out.time = undefined;
@@ -260,7 +265,7 @@ function scanPayload(t: string, i: number, out: ScannedLine): number {
       i = scanNested(t, vs, out, isLog);
       if (i < 0) return -1;
     } else {
-      i = skipValue(t, vs);
+      i = skipValue(t, vs, 4);
       if (i < 0) return -1;
       const ve = i;
       const str = kind === STRING;
@@ -348,7 +353,7 @@ function scanNested(t: string, i: number, out: ScannedLine, isLog: boolean): num
     i = skipSpace(t, ke + 1);
     if (t.charCodeAt(i) !== 58) return -1;
     const vs = skipSpace(t, i + 1);
-    i = skipValue(t, vs);
+    i = skipValue(t, vs, 5);
     if (i < 0) return -1;
     const ve = i;
     const str = kind === STRING;

@@ -168,14 +168,16 @@ const NUMBER = 2;
 const NULL = 3;
 const BOOL = 4;
 const NESTED = 5;
-/** Deeper nesting is left to JSON.parse (and keeps this recursion shallow). */
-const MAX_DEPTH = 32;
+/** Deeper nesting (levels, the line itself is 1) is left to the general path (and keeps this recursion shallow). */
+export const MAX_LEVELS = 33;
 
 /**
  * Scans `t` into `out`; true when `t` is a flat native event this path can take whole. On
- * false, `out` holds garbage and the caller takes the general path.
+ * false, `out` holds garbage and the caller takes the general path, which also refuses a line
+ * nested deeper than `maxDepth` (`max_nesting_depth`): this path never takes one.
  */
-export function scanNativeLine(t: string, out: ScannedLine): boolean {
+export function scanNativeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVELS): boolean {
+  const levels = Math.min(maxDepth, MAX_LEVELS);
   const n = t.length;
   out.eventid = "";
   out.nodeDigits = out.potId = out.potType = out.honeypotId = out.honeypotType = out.srcIp = out.username = out.password = null;
@@ -236,7 +238,7 @@ export function scanNativeLine(t: string, out: ScannedLine): boolean {
       // path decides.
       if (field !== OTHER && (field !== MESSAGE || c === 123)) return false;
       kind = NESTED;
-      i = skipNested(t, i, 0);
+      i = skipNested(t, i, 2, levels);
       if (i < 0) return false;
     } else return false;
     const ve = i;
@@ -314,10 +316,10 @@ export function scanNativeLine(t: string, out: ScannedLine): boolean {
 
 /**
  * `t[i]` opens an object or array: validates it (JSON's grammar) and returns the index just
- * past its end, -1 when invalid or nested deeper than MAX_DEPTH.
+ * past its end, -1 when invalid or when it (at `level`) or its contents go deeper than `levels`.
  */
-export function skipNested(t: string, i: number, depth: number): number {
-  if (depth >= MAX_DEPTH) return -1;
+export function skipNested(t: string, i: number, level: number, levels: number): number {
+  if (level > levels) return -1;
   const isObject = t.charCodeAt(i) === 123;
   const close = isObject ? 125 : 93;
   i = skipSpace(t, i + 1);
@@ -334,7 +336,7 @@ export function skipNested(t: string, i: number, depth: number): number {
     const c = t.charCodeAt(i);
     if (c === 34) i = skipString(t, i);
     else if (c === 45 || isDigit(c)) i = skipNumber(t, i);
-    else if (c === 123 || c === 91) i = skipNested(t, i, depth + 1);
+    else if (c === 123 || c === 91) i = skipNested(t, i, level + 1, levels);
     else if (t.startsWith("null", i) || t.startsWith("true", i)) i += 4;
     else if (t.startsWith("false", i)) i += 5;
     else return -1;

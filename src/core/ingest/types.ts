@@ -26,6 +26,8 @@ export interface IngestCounters {
   pending: number;
   /** Lines a node sent again after a reconnect that were already committed: skipped. */
   duplicates: number;
+  /** Events whose timestamp could not be read: stored at their receive time, the text kept in data. */
+  unreadable_timestamps: number;
 }
 
 export interface Ingest {

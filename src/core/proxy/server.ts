@@ -11,6 +11,7 @@ import type { Server, ServerWebSocket } from "bun";
 import type { Logger } from "../../log";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { hasRole, presentedToken, type Principal, type Security } from "../auth";
+import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { TlsOptions } from "../tls";
 import { variant, type CommandAck } from "../../protocol/messages";
 import type { FeedHub } from "./feed-hub";
@@ -73,6 +74,8 @@ export function unwrapNodeCommand(value: unknown): { ok: true; node_id: unknown;
 
 export function startProxy(opts: ProxyOptions): ProxyHandle {
   const { hub, logger, security } = opts;
+  // A page retrying a refused socket in a loop must not become a flood of log lines.
+  const refusals = new RateLimitedLog(logger);
   let clients = 0;
   let cutOff = 0;
 
@@ -109,14 +112,21 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     hostname: opts.host,
     port: opts.port,
     tls: opts.tls,
+    // Nothing here takes a body; Bun cuts off a larger one while it streams in.
+    maxRequestBodySize: opts.maxMessageBytes,
     fetch(req, srv) {
+      const remote = srv.requestIP(req)?.address ?? "unknown";
+      const refused = security.guard.check(req);
+      if (refused) {
+        refusals.warn(`${remote}:${refused.code}`, { remote, code: refused.code, origin: req.headers.get("origin") }, "WebSocket upgrade refused");
+        return Response.json({ error: { code: refused.code, message: refused.message } }, { status: refused.status });
+      }
       const url = new URL(req.url);
       if (url.pathname !== "/" && url.pathname !== "/ws") {
         return Response.json({ error: { code: "not_found", message: "connect a WebSocket client to / or /ws" } }, { status: 404 });
       }
       const parsed = parseFeedFilter(url.searchParams);
       if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
-      const remote = srv.requestIP(req)?.address ?? "unknown";
       const auth = security.authorize(req, url.pathname, remote);
       if (!auth.ok) {
         const headers: Record<string, string> = auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
@@ -164,6 +174,8 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     },
   });
   const detach = hub.attach(server);
+  // A page served from this port is this server's own origin (see auth/browser.ts).
+  security.guard.ownPorts.add(server.port!);
 
   return {
     get port() {

@@ -42,8 +42,14 @@ export function isFeedKind(kind: string): kind is FeedKind {
 }
 
 /** Reads `?kinds=PotEvent,CommandResult&node_id=..&pot_id=..&event_type=..`. */
+const FILTER_KEYS = new Set(["kinds", "node_id", "pot_id", "event_type", "token"]);
+
 export function parseFeedFilter(q: URLSearchParams): { ok: true; filter: FeedFilter } | { ok: false; message: string } {
   const filter: FeedFilter = { kinds: [...FEED_KINDS] };
+  // A misspelt filter would silently subscribe to everything.
+  for (const key of q.keys()) {
+    if (!FILTER_KEYS.has(key)) return { ok: false, message: `unknown query parameter ${JSON.stringify(key)}; the feed takes ${[...FILTER_KEYS].join(", ")}` };
+  }
   const kinds = q.get("kinds");
   if (kinds) {
     const list = kinds.split(",").map((k) => k.trim()).filter(Boolean);

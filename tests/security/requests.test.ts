@@ -1,0 +1,91 @@
+/**
+ * What REST takes from a request before it answers: bodies are cut off at the limit while
+ * they stream in, whatever the route and whether or not the caller is authenticated, and a
+ * token in the query string counts on WebSocket upgrades only.
+ */
+import { describe, expect, test } from "bun:test";
+import { sha256 } from "../../src/core/auth";
+import { BIG_ID, WsClient, getJson, startTestCore } from "../helpers";
+
+const TOKEN = "hb_operator_token_for_request_tests_42";
+const tokens = [{ name: "alice", role: "operator" as const, sha256: sha256(TOKEN) }];
+const TOTAL = 64 * 1024 * 1024;
+
+/** Streams TOTAL bytes of chunked body with curl; returns the status and how much curl got to send. */
+async function chunkedUpload(url: string, headers: string[] = []): Promise<{ status: number; uploaded: number; body: string }> {
+  const p = Bun.spawn(
+    ["curl", "-s", "-o", "-", "-w", "\n%{http_code} %{size_upload}", "-H", "transfer-encoding: chunked", "-H", "content-type: application/json", ...headers.flatMap((h) => ["-H", h]), "--data-binary", "@-", url],
+    { stdin: "pipe", stdout: "pipe", stderr: "pipe" },
+  );
+  const chunk = new Uint8Array(256 * 1024).fill(0x20);
+  const writer = (async () => {
+    try {
+      for (let sent = 0; sent < TOTAL; sent += chunk.length) {
+        p.stdin.write(chunk);
+        await p.stdin.flush();
+      }
+      await p.stdin.end();
+    } catch {
+      // curl stops reading its input once Core has answered.
+    }
+  })();
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  await writer;
+  const nl = out.lastIndexOf("\n");
+  const [status, uploaded] = out.slice(nl + 1).split(" ").map(Number);
+  return { status: status!, uploaded: uploaded!, body: out.slice(0, nl) };
+}
+
+describe("request bodies are refused past the limit while they stream in", () => {
+  test("a chunked upload is cut off with 413 on every route, authenticated or not", async () => {
+    await using core = await startTestCore({ tokens, max_message_bytes: 64 * 1024 });
+    const commands = `${core.api}/api/v1/nodes/${BIG_ID}/commands`;
+    // Without a token the answer (401) comes before the body is read; either way the upload stops.
+    for (const [url, headers, status] of [
+      [commands, [], 401],
+      [commands, [`authorization: Bearer ${TOKEN}`], 413],
+      [`${core.api}/api/v1/nodes`, [`authorization: Bearer ${TOKEN}`], 405],
+      [`${core.api}/no/such/route`, [`authorization: Bearer ${TOKEN}`], 404],
+      [`http://127.0.0.1:${core.ports.ws}/`, [], 401],
+      [`http://127.0.0.1:${core.ports.ws}/`, [`authorization: Bearer ${TOKEN}`], 426],
+    ] as [string, string[], number][]) {
+      const res = await chunkedUpload(url, headers);
+      expect({ url, status: res.status, cutOff: res.uploaded < TOTAL / 4 }).toEqual({ url, status, cutOff: true });
+    }
+  });
+
+  test("a declared Content-Length over the limit gets 413 before any of the body is read", async () => {
+    await using core = await startTestCore({ max_message_bytes: 64 * 1024 });
+    const res = await getJson(`${core.api}/api/v1/nodes/${BIG_ID}/commands`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ DeployPot: "x".repeat(100 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+  });
+
+  test("24 concurrent chunked uploads do not grow Core's memory by their size", async () => {
+    await using core = await startTestCore();
+    const before = process.memoryUsage().rss;
+    const results = await Promise.all(Array.from({ length: 24 }, () => chunkedUpload(`${core.api}/api/v1/nodes/${BIG_ID}/commands`)));
+    const grown = process.memoryUsage().rss - before;
+    expect(results.map((r) => r.status)).toEqual(Array(24).fill(413));
+    // 24 x 64 MiB were offered; what is kept is a few limit-sized buffers at most.
+    expect(grown).toBeLessThan(400 * 1024 * 1024);
+  });
+});
+
+describe("tokens in the query string", () => {
+  test("REST refuses ?token= and says to use the Authorization header; WebSocket upgrades take it", async () => {
+    await using core = await startTestCore({ tokens });
+    const res = await getJson(`${core.api}/api/v1/nodes?token=${TOKEN}`);
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toContain("Authorization: Bearer");
+    expect(res.body.error.message).toContain("WebSocket");
+    expect((await getJson(`${core.api}/api/v1/nodes`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    using proxy = await WsClient.connect(`${core.ws}/?token=${TOKEN}`);
+    using stream = await WsClient.connect(`ws://127.0.0.1:${core.ports.api}/api/v1/stream?token=${TOKEN}`);
+    expect([proxy.ws.readyState, stream.ws.readyState]).toEqual([WebSocket.OPEN, WebSocket.OPEN]);
+  });
+});
