@@ -20,6 +20,9 @@ import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../p
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
+import { fromScanned, type NormaliseContext } from "./ingest/normalise";
+import { newScannedLine } from "./ingest/scan";
+import { scanEnvelopeLine } from "./ingest/scan-envelope";
 import type { Ingest } from "./ingest/types";
 import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
@@ -161,8 +164,23 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     }
   };
 
-  const onLine = (c: Conn, socket: Socket<Conn>, text: string) => {
+  const scanned = newScannedLine();
+  /** One context for every scanned line (this runs on one thread, a line at a time). */
+  const ctx: NormaliseContext = { receivedAt: 0, nodeId: null, nodeProven: true, nodeOfPot: (p) => ingest.nodeOfPot(p), potTypeOf: (n, p) => ingest.potTypeOf(n, p) };
+
+  /** `bytes[at...]` holds the line when it is ASCII (see LineSink), else `at` is -1. */
+  const onLine = (c: Conn, socket: Socket<Conn>, text: string, bytes: Buffer, at: number) => {
     if (c.closing) return;
+    // A registered node's events (the Go node sends every one as a PotLog) take the fast path.
+    if (c.nodeId !== null && scanEnvelopeLine(text, scanned, maxDepth)) {
+      ctx.receivedAt = Date.now();
+      ctx.nodeId = c.nodeId;
+      const ev = fromScanned(scanned, ctx);
+      if (ev) {
+        registry.touch(c.nodeId);
+        return ingest.enqueue(ev, null, scanned, at >= 0 ? bytes : undefined, at);
+      }
+    }
     if (nestedDeeperThan(text, maxDepth)) {
       const message = `message nested deeper than ${maxDepth} levels (${text.length} bytes); skipped`;
       ingest.reject(null, c.remote, "too_deep", message);
@@ -236,7 +254,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         if (!c || c.closing) return;
         c.lastData = Date.now();
         c.splitter.push(chunk, {
-          line: (text) => onLine(c, socket, text),
+          line: (text, bytes, at) => onLine(c, socket, text, bytes, at),
           oversized: (bytes) => reply(c, "message_too_large", `message of ${bytes} bytes exceeds the limit of ${opts.maxMessageBytes} bytes; skipped`),
         });
         if (ingest.isOverloaded && !c.paused) {

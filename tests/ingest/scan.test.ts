@@ -9,6 +9,9 @@ import { fromScanned, normalise, toIngestEvent, type IngestEvent, type Normalise
 import { parseEventLine } from "../../src/core/ingest/parse";
 import { dataBytes, dataText, newScannedLine, scanNativeLine, writeData } from "../../src/core/ingest/scan";
 import { eventLines } from "../../bench/ingest-events";
+import { scanEnvelopeLine } from "../../src/core/ingest/scan-envelope";
+import { parseWithIds, stringify } from "../../src/protocol/json";
+import { goPotEvent, goPotLog } from "../helpers/go-node";
 import { nestedDeeperThan } from "../../src/protocol/depth";
 
 const ctx: NormaliseContext = { receivedAt: 1_700_000_000_000, nodeId: null, nodeOfPot: (p) => (p === "registered-pot" ? 42n : null) };
@@ -143,6 +146,144 @@ describe("fast path for flat native events", () => {
       expectAgree(line, got);
     }
     expect(accepted).toBeGreaterThan(500);
+  });
+});
+
+describe("fast path for PotEvent and PotLog envelopes", () => {
+  const node = { node_id: 18446744073709551557n, pot_id: "registered-pot", pot_type: "cowrie" };
+  const envCtx: NormaliseContext = { ...ctx, potTypeOf: (_n, p) => (p === "registered-pot" ? "honeytrap" : null) };
+
+  function generalEnv(line: string): IngestEvent | null {
+    let value: unknown;
+    try {
+      value = parseEventLine(line);
+    } catch {
+      return null;
+    }
+    const r = normalise(value, envCtx);
+    return r.ok ? toIngestEvent(r.event) : null;
+  }
+
+  function fastEnv(line: string): IngestEvent | null {
+    const s = newScannedLine();
+    if (!scanEnvelopeLine(line, s)) return null;
+    const ev = fromScanned(s, envCtx);
+    if (ev === null) return null;
+    ev.text = dataText(s);
+    if (Buffer.byteLength(line) === line.length) {
+      const dst = Buffer.alloc(dataBytes(s) + 2);
+      const end = writeData(s, Buffer.from("x" + line), 1, dst, 1);
+      expect(dst.toString("utf8", 1, end)).toBe(ev.text);
+    }
+    return ev;
+  }
+
+  function expectAgreeEnv(line: string, got: IngestEvent) {
+    const want = generalEnv(line);
+    expect(want).not.toBeNull();
+    const { text: gotText, ...gotCols } = got;
+    const { text: wantText, ...wantCols } = want!;
+    expect(gotCols).toEqual(wantCols);
+    expect(parseWithIds(gotText!)).toEqual(parseWithIds(wantText!));
+  }
+
+  /** The bench's Cowrie lines as each kind of sender wraps them. */
+  function envelopes(n: number): string[] {
+    const make = eventLines(5, Date.UTC(2026, 10, 22));
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const { eventid, timestamp, node_id: _n, pot_id: _p, pot_type: _t, ...rest } = parseWithIds(make(i)) as Record<string, unknown>;
+      const env = (kind: string, payload: unknown) => stringify({ version: 2, message: { [kind]: payload } });
+      out.push(env("PotEvent", { node_id: node.node_id, pot_id: node.pot_id, pot_type: "cowrie", event_type: eventid, timestamp, data: rest }));
+      out.push(env("PotEvent", goPotEvent({ eventid, ...rest }, node, Date.parse(timestamp as string))));
+      out.push(env("PotLog", goPotLog({ eventid, timestamp, ...rest }, node, Date.parse(timestamp as string))));
+    }
+    return out;
+  }
+
+  test("takes what nodes send (our PotEvent, the Go node's PotEvent and PotLog), with the general path's result", () => {
+    const lines = envelopes(300);
+    for (const raw of [...sampleLines("cowrie-2.9-honeybee-output.jsonl"), ...sampleLines("honnypotter-forwarder-output.jsonl")]) {
+      const { eventid, ...rest } = JSON.parse(raw);
+      lines.push(stringify({ version: 2, message: { PotLog: goPotLog({ eventid, ...rest }, node) } }));
+    }
+    let taken = 0;
+    for (const line of lines) {
+      const got = fastEnv(line);
+      if (got === null) continue;
+      taken++;
+      expectAgreeEnv(line, got);
+    }
+    expect(taken).toBe(lines.length);
+  });
+
+  test("cuts the columns out of data and keeps the rest as sent", () => {
+    const potLog = '{"version":2,"message":{"PotLog":{"node_id":7,"pot_id":"p1","pot_type":"cowrie","log_type":"cowrie.login.failed","data":{"eventid":"cowrie.login.failed","src_ip":"203.0.113.9","username":"root","password":"x","timestamp":"2026-11-22T01:07:41.947Z","message":"m"},"timestamp":"2026-11-22T01:07:41Z"}}}';
+    const got = fastEnv(potLog)!;
+    expect(got).toEqual({ node_id: 7n, pot_id: "p1", pot_type: "cowrie", event_type: "cowrie.login.failed", ts: Date.parse("2026-11-22T01:07:41.947Z"), src_ip: "203.0.113.9", username: "root", password: "x", text: '{"username":"root","password":"x","message":"m"}' });
+    expectAgreeEnv(potLog, got);
+    // A payload member wins over a nested one of the same name; the payload's src_ip leaves the nested one in data.
+    const potEvent = '{"message":{"PotEvent":{"data":{"username":"nested","src_ip":"192.0.2.1","k":1},"username":"top","event_type":"e.x","src_ip":"203.0.113.9","pot_id":"registered-pot"}},"version":2}';
+    const ev = fastEnv(potEvent)!;
+    expect(ev).toMatchObject({ username: "top", src_ip: "203.0.113.9", pot_type: "honeytrap", event_type: "e.x" });
+    expectAgreeEnv(potEvent, ev);
+  });
+
+  test("leaves to the general path what it cannot be sure of", () => {
+    const leaves = [
+      '{"version":3,"message":{"PotEvent":{"event_type":"e"}}}', // another version: worded by the general path
+      '{"version":2.0,"message":{"PotEvent":{"event_type":"e"}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e"},"PotLog":{}}}', // two kinds
+      '{"version":2,"message":{"NodeEvent":"Started"}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e"}},"extra":1}',
+      '{"version":2,"message":{"PotLog":{"log_type":"stdout","data":"a line"}}}', // a process's output
+      '{"version":2,"message":{"PotLog":{"log_type":"a.b","data":{"timestamp":"yesterday"}}}}', // kept in data by the general path
+      '{"version":2,"message":{"PotLog":{"log_type":"a.b","data":{"node_id":"7"}}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e","data":{"a":1},"metadata":{"b":2}}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e","src_ip":null,"data":{"src_ip":"192.0.2.1"}}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e","__proto__":{"x":1}}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e\\u002e"}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e","timestamp":"never"}}}',
+      '{"version":2,"message":{"PotEvent":{}}}',
+    ];
+    for (const line of leaves) expect(fastEnv(line)).toBeNull();
+  });
+
+  test("never takes a line that is not JSON, and agrees on every mutation it takes", () => {
+    let seed = 7654321;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+    const chars = ['"', "\\", "{", "}", "[", "]", ",", ":", " ", "0", "2", "-", ".", "e", "u", "a", "\u0001", "n", "t", "f"];
+    const words = ['"src_ip"', '"data"', '"metadata"', '"timestamp"', '"username"', '"eventid"', '"log_type"', '"event_type"', '"event"', '"pot_id"', '"pot_type"', '"node_id"', "null", '"x.y"', "2", "3"];
+    const base = envelopes(40);
+    let accepted = 0;
+    for (let round = 0; round < 10_000; round++) {
+      let line = pick(base);
+      for (let e = 1 + Math.floor(rnd() * 3); e > 0; e--) {
+        const at = Math.floor(rnd() * (line.length + 1));
+        const op = rnd();
+        if (op < 0.25) line = line.slice(0, at) + line.slice(at + 1);
+        else if (op < 0.5) line = line.slice(0, at) + pick(chars) + line.slice(at);
+        else if (op < 0.75) line = line.slice(0, at) + pick(chars) + line.slice(at + 1);
+        else line = line.replace(/"[a-z_]+"(?=:)/, pick(words));
+      }
+      const s = newScannedLine();
+      if (!scanEnvelopeLine(line, s)) continue;
+      expect(() => JSON.parse(line)).not.toThrow();
+      const got = fastEnv(line);
+      if (got === null) continue;
+      accepted++;
+      expectAgreeEnv(line, got);
+    }
+    expect(accepted).toBeGreaterThan(1000);
+  });
+
+  test("takes no envelope deeper than max_nesting_depth", () => {
+    const deep = (n: number) => `{"version":2,"message":{"PotEvent":{"event_type":"x.y","data":{"d":${"[".repeat(n - 4)}${"]".repeat(n - 4)}}}}}`;
+    expect(scanEnvelopeLine(deep(6), newScannedLine(), 6)).toBe(true);
+    expect(scanEnvelopeLine(deep(7), newScannedLine(), 6)).toBe(false);
+    expect(nestedDeeperThan(deep(6), 6)).toBe(false);
+    expect(nestedDeeperThan(deep(7), 6)).toBe(true);
   });
 });
 

@@ -35,6 +35,7 @@ import type { TlsOptions } from "../tls";
 import { fromScanned, normalise, toIngestEvent, type NormaliseContext } from "./normalise";
 import { parseEventLine } from "./parse";
 import { newScannedLine, scanNativeLine } from "./scan";
+import { scanEnvelopeLine } from "./scan-envelope";
 import type { Ingest, StreamTag } from "./types";
 
 export interface EventSocketOptions {
@@ -152,7 +153,8 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
   };
 
   const take = (c: Conn, text: string, bytes: Uint8Array | null, at: number) => {
-    if (scanNativeLine(text, scanned, maxDepth)) {
+    // Flat lines first (most senders); an envelope fails that scan within its first members.
+    if (scanNativeLine(text, scanned, maxDepth) || scanEnvelopeLine(text, scanned, maxDepth)) {
       const ev = fromScanned(scanned, c);
       if (ev) return ingest.enqueue(ev, c.tag, scanned, bytes ?? undefined, at);
     }

@@ -348,7 +348,8 @@ const SECONDS_LIMIT = 1e11;
 /** Microseconds from here (1e14 ms is the year 5138). */
 const MICROS_LIMIT = 1e14;
 const MAX_TS = 8.64e15;
-const NUMERIC = /^-?\d+(\.\d+)?$/;
+// Exponent form too: the upstream Go node writes numbers as `%v` (`1.795309499e+09`).
+const NUMERIC = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 /** ISO 8601 (`T` or a space between date and time); without a zone it is UTC, not the server's local time. */
 const ISO = /^\d{4}-\d\d-\d\d(?:([T ])\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(Z|[+-]\d\d:?\d\d)?$/;
 /** RFC 2822 / HTTP dates: `Sun, 22 Nov 2026 01:04:59 GMT`, `22 Nov 2026 01:04:59 +0000`. */
@@ -442,6 +443,7 @@ export function parseData(text: string): Obj {
  * those.
  */
 export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent | null {
+  if (s.shape !== 0) return fromScannedEnvelope(s, ctx);
   const eventType = s.eventid;
   if (eventType.length === 0 || eventType.length > MAX_TYPE) return null;
   const potId = label(s.honeypotId ?? s.potId, MAX_POT_ID);
@@ -458,6 +460,38 @@ export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent 
   let ts = parseTimestamp(time);
   if (ts === null) {
     if (time !== undefined) return null;
+    ts = ctx.receivedAt;
+  }
+  if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
+  return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: null, username: s.username, password: s.password };
+}
+
+/**
+ * The columns of a PotEvent or PotLog envelope the fast path scanned (scan-envelope.ts), by
+ * the rules of `fromPotEvent` / `fromPotLog` + `build`; null where the general path must
+ * decide or word the error.
+ */
+function fromScannedEnvelope(s: ScannedLine, ctx: NormaliseContext): IngestEvent | null {
+  const eventType = s.eventid;
+  if (eventType.length === 0 || eventType.length > MAX_TYPE) return null;
+  const potId = label(s.potId, MAX_POT_ID);
+  let potType = label(s.potType, MAX_POT_TYPE);
+  if (potId === undefined || potType === undefined) return null;
+  let nodeId: bigint | null = null;
+  if (s.nodeDigits !== null) {
+    nodeId = u64OfDigits(s.nodeDigits);
+    if (nodeId === null) return null;
+  }
+  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
+  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
+  if (potType === null) {
+    const known = potId !== null ? (ctx.potTypeOf?.(nodeId, potId) ?? null) : null;
+    potType = known ?? label(prefixOf(eventType), MAX_POT_TYPE) ?? null;
+  }
+  // A PotLog's honeypot time (s.time) must be readable: it was cut from data.
+  let ts = parseTimestamp(s.time ?? s.timestamp);
+  if (ts === null) {
+    if (s.time !== undefined || s.timestamp !== undefined) return null;
     ts = ctx.receivedAt;
   }
   if (s.srcIp !== null && !isAddress(s.srcIp)) return null;

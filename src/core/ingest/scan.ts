@@ -18,6 +18,9 @@
 
 /** What a scan read; one instance is reused for every line (no allocation per event). */
 export interface ScannedLine {
+  /** What was scanned: a flat native line, or a PotEvent or PotLog envelope (scan-envelope.ts). */
+  shape: number;
+  /** The event type: `eventid`, a PotEvent's `event_type`/`event`, a PotLog's `log_type`. */
   eventid: string;
   /** The node_id literal's digits, null when absent or `null`. */
   nodeDigits: string | null;
@@ -27,7 +30,10 @@ export interface ScannedLine {
   honeypotType: string | null;
   /** `timestamp` as sent (text, or a number literal's value); undefined when absent or null. */
   timestamp: string | number | undefined;
-  /** Cowrie's `time` (stays in data; the fallback when there is no `timestamp`). */
+  /**
+   * Cowrie's `time` (stays in data; the fallback when there is no `timestamp`). For a PotLog,
+   * the honeypot's own `data.timestamp` (cut from data; preferred to the node's `timestamp`).
+   */
   time: string | number | undefined;
   srcIp: string | null;
   username: string | null;
@@ -45,7 +51,7 @@ export interface ScannedLine {
 const MAX_RUNS = 16;
 
 export function newScannedLine(): ScannedLine {
-  return { eventid: "", nodeDigits: null, potId: null, potType: null, honeypotId: null, honeypotType: null, timestamp: undefined, time: undefined, srcIp: null, username: null, password: null, line: "", runs: [] };
+  return { shape: 0, eventid: "", nodeDigits: null, potId: null, potType: null, honeypotId: null, honeypotType: null, timestamp: undefined, time: undefined, srcIp: null, username: null, password: null, line: "", runs: [] };
 }
 
 /** The event's data as JSON text. */
@@ -136,7 +142,7 @@ function fieldOf(t: string, at: number, len: number): number {
  * than the rest of the scan together once it was used as a Map key (measured: hashing a
  * slice copies it first).
  */
-class Recent {
+export class Recent {
   private readonly values: string[] = [];
   private next = 0;
 
@@ -163,7 +169,7 @@ const NULL = 3;
 const BOOL = 4;
 const NESTED = 5;
 /** Deeper nesting (levels, the line itself is 1) is left to the general path (and keeps this recursion shallow). */
-const MAX_LEVELS = 33;
+export const MAX_LEVELS = 33;
 
 /**
  * Scans `t` into `out`; true when `t` is a flat native event this path can take whole. On
@@ -177,6 +183,7 @@ export function scanNativeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVEL
   out.nodeDigits = out.potId = out.potType = out.honeypotId = out.honeypotType = out.srcIp = out.username = out.password = null;
   out.timestamp = out.time = undefined;
   out.line = t;
+  out.shape = 0;
   const runs = out.runs;
   runs.length = 0;
   let hasEventid = false;
@@ -311,7 +318,7 @@ export function scanNativeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVEL
  * `t[i]` opens an object or array: validates it (JSON's grammar) and returns the index just
  * past its end, -1 when invalid or when it (at `level`) or its contents go deeper than `levels`.
  */
-function skipNested(t: string, i: number, level: number, levels: number): number {
+export function skipNested(t: string, i: number, level: number, levels: number): number {
   if (level > levels) return -1;
   const isObject = t.charCodeAt(i) === 123;
   const close = isObject ? 125 : 93;
@@ -343,7 +350,7 @@ function skipNested(t: string, i: number, level: number, levels: number): number
 }
 
 /** `t[i]` opens a string: returns the index just past its closing quote, -1 when invalid. */
-function skipString(t: string, i: number): number {
+export function skipString(t: string, i: number): number {
   const n = t.length;
   for (i++; i < n; i++) {
     const c = t.charCodeAt(i);
@@ -359,7 +366,7 @@ function skipString(t: string, i: number): number {
 
 // Every read stays within the string: `charCodeAt` past the end returns NaN through a slow
 // path that made the whole scan 2.5x slower (measured).
-function skipSpace(t: string, i: number): number {
+export function skipSpace(t: string, i: number): number {
   const n = t.length;
   while (i < n) {
     const c = t.charCodeAt(i);
@@ -394,7 +401,7 @@ const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /** JSON's number grammar: -?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?. Returns the end, -1 when invalid. */
-function skipNumber(t: string, i: number): number {
+export function skipNumber(t: string, i: number): number {
   if (t.charCodeAt(i) === 45) i++;
   let c = t.charCodeAt(i);
   if (c === 48) i++;
@@ -416,12 +423,12 @@ function skipNumber(t: string, i: number): number {
   return i;
 }
 
-function hasBackslash(t: string, from: number, to: number): boolean {
+export function hasBackslash(t: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (t.charCodeAt(i) === 92) return true;
   return false;
 }
 
-function isDigits(t: string, from: number, to: number): boolean {
+export function isDigits(t: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (!isDigit(t.charCodeAt(i))) return false;
   return to > from;
 }
