@@ -18,7 +18,7 @@ import { openPgDatabase, pgClient } from "../src/db/pg";
 import { PgEventWriter, type PgWriteMode } from "../src/db/pg/event-writer";
 import { eventLines } from "./ingest-events";
 import { table } from "./lib";
-import { scratchDatabase } from "./pg-db";
+import { scratchDatabase } from "../tests/helpers/postgres";
 
 const N = Number(process.env.PG_BENCH_EVENTS ?? 200_000);
 const BATCH = 4096;

@@ -4,10 +4,8 @@
  * database).
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
-import { openDatabase } from "../db";
-import { CommandStore } from "../db/command-store";
-import { SqlNodeSecretStore } from "../db/node-secret-store";
-import { RegistryStore } from "../db/registry-store";
+import { redactUrl } from "../db/pg";
+import { openStores } from "../db/stores";
 import { createLogger, type Logger } from "../log";
 import { PortInUseError, bindOrExplain } from "../net/bind";
 import type { CommandAck } from "../protocol/messages";
@@ -48,12 +46,12 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const security = new Security(config);
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
-  const db = openDatabase(config.db);
-  security.useNodeSecrets(new SqlNodeSecretStore(db));
+  const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"));
+  security.useNodeSecrets(stores.nodeSecrets);
   const bus = new MessageBus();
-  const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
-  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }) });
-  const commandStore = new CommandStore(db);
+  const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
+  const ingest = createIngest({ db: stores.sqlite, postgres: stores.postgres, config, bus, registry, logger: log.child({ component: "ingest" }) });
+  const commandStore = stores.commands;
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
   const hub = new FeedHub();
@@ -72,7 +70,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       await ingest.stop();
     } finally {
       clearTimeout(deadline);
-      db.$client.close();
+      await stores.close();
     }
   };
   try {
@@ -115,7 +113,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ events: stores.events, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;
@@ -143,7 +141,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => proxy.stop());
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
-    log.info({ host: config.host, ports, db: config.db }, "core started");
+    log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db }, "core started");
     let stopped: Promise<void> | null = null;
     return {
       config,

@@ -10,6 +10,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "dr
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
+import type { EventReader } from "./stores";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
@@ -615,7 +616,7 @@ export interface StatsSummary {
   top: Record<CountKind, TopEntry[]>;
 }
 
-export class EventQueries {
+export class EventQueries implements EventReader {
   private readonly columns = {
     id: events.id,
     ts: events.ts,

@@ -3,8 +3,8 @@
  * (stats.ts), so the app wiring needs one plugin for the event pipeline's REST side.
  */
 import { Elysia, t } from "elysia";
-import type { Db } from "../../db";
-import { EventQueries, type EventFilter, type EventRow } from "../../db/event-store";
+import type { EventFilter, EventRow } from "../../db/event-store";
+import type { EventReader } from "../../db/stores";
 import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
@@ -78,12 +78,12 @@ export function toEventRecord(r: EventRow): EventRecord {
   return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"] }) => {
-  const queries = new EventQueries(deps.db);
+export const eventsApi = (deps: { events: EventReader; ingest: Ingest; security: () => Stats["security"] }) => {
+  const queries = deps.events;
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
-      ({ request }) => {
+      async ({ request }) => {
         const query = EventQuery.parse(request.url);
         const filter: EventFilter = {
           potId: query.pot_id,
@@ -98,7 +98,7 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
           if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
           filter.nodeId = id;
         }
-        const page = queries.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
+        const page = await queries.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
         return { events: page.events.map(toEventRecord), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
       },
       {
@@ -116,10 +116,10 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
     )
     .get(
       "/api/v1/events/:id",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
         const id = Number(params.id);
-        const row = Number.isSafeInteger(id) ? queries.get(id) : null;
+        const row = Number.isSafeInteger(id) ? await queries.get(id) : null;
         if (!row) throw notFound(`event ${params.id} does not exist`);
         return toEventRecord(row);
       },

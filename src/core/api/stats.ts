@@ -6,7 +6,8 @@
  * event that `GET /api/v1/events` shows.
  */
 import { Elysia, t } from "elysia";
-import type { EventQueries, TopEntry } from "../../db/event-store";
+import type { TopEntry } from "../../db/event-store";
+import type { EventReader } from "../../db/stores";
 import type { Ingest } from "../ingest/types";
 import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
@@ -99,7 +100,7 @@ export function parseWindow(raw: string): number {
   return hours * 3_600_000;
 }
 
-export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"] }) =>
+export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security: () => Stats["security"] }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -107,7 +108,7 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
       const window = query.window ?? "24h";
       const windowMs = parseWindow(window);
       await deps.ingest.countsSettled();
-      const s = deps.queries.stats(windowMs, query.top ?? 10);
+      const s = await deps.queries.stats(windowMs, query.top ?? 10);
       const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,
