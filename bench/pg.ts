@@ -18,7 +18,7 @@ import { openPgDatabase, pgClient } from "../src/db/pg";
 import { PgEventWriter, type PgWriteMode } from "../src/db/pg/event-writer";
 import { eventLines } from "./ingest-events";
 import { table } from "./lib";
-import { scratchDatabase } from "../tests/helpers/postgres";
+import { closeTestDatabases, scratchDatabase } from "../tests/helpers/postgres";
 
 const N = Number(process.env.PG_BENCH_EVENTS ?? 200_000);
 const BATCH = 4096;
@@ -138,6 +138,7 @@ export async function benchPg(): Promise<string> {
   }
   rows.push(["COPY per batch (PostgreSQL)", N, best.copy!, `${(best.copy! / base).toFixed(1)}x`]);
   rows.push(["INSERT ... SELECT FROM unnest per batch (PostgreSQL)", N, best.insert!, `${(best.insert! / base).toFixed(1)}x`]);
+  await closeTestDatabases();
   rows.push(["SQLite writer (same batches, for reference)", N, best.sqlite!, `${(best.sqlite! / base).toFixed(1)}x`]);
   return table(["write path", "events", "events/s", "vs naive"], rows);
 }
