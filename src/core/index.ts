@@ -112,7 +112,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
-      dbPath: config.db,
+      dbPath: stores.postgres ? redactUrl(config.db) : config.db,
       plugins: [nodesApi(registry), eventsApi({ events: stores.events, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
