@@ -7,3 +7,5 @@ if (process.env.HONEYBEE_TEST_DB === "postgres") {
   const { closeTestDatabases } = await import("./helpers/postgres");
   afterAll(closeTestDatabases);
 }
+
+export {};

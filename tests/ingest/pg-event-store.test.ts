@@ -79,7 +79,7 @@ test("events land in day partitions; retention drops whole days and old events o
 
     // Keep today only: yesterday's partition is dropped whole, the old event of the default partition deleted.
     const removed: number[] = [];
-    for (let n; (n = await w.retentionStep(today * DAY_MS, 1000)) > 0; ) removed.push(n);
+    for (let n: number; (n = await w.retentionStep(today * DAY_MS, 1000)) > 0; ) removed.push(n);
     expect(removed).toEqual([2, 1]);
     expect((await partitionDays(sql)).has(today - 1)).toBe(false);
     expect(await where()).toEqual([[tName, 1]]);
