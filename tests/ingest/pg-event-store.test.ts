@@ -64,28 +64,28 @@ test("events land in day partitions; retention drops whole days and old events o
   withStore(async (w, q, sql) => {
     const today = Math.floor(Date.now() / DAY_MS);
     const yesterday = (today - 1) * DAY_MS + 1000;
-    const longAgo = (today - 30) * DAY_MS + 1000;
+    const longAgo = (today - 40) * DAY_MS + 1000;
     const now = Date.now();
-    await w.write(batch([[yesterday, "198.51.100.1", '{"n":1}'], [yesterday + 1, "198.51.100.2", '{"n":2}'], [longAgo, "198.51.100.3", '{"n":3}'], [now, "198.51.100.4", '{"n":4}']], true));
+    await w.write(batch([[yesterday, "198.51.100.1", '{"n":1}'], [yesterday + 1, "198.51.100.2", '{"n":2}'], [longAgo, "198.51.100.3", '{"n":3}'], [now, "198.51.100.4", '{"n":4}'], [(today + 30) * DAY_MS, "198.51.100.5", '{"n":5}']], true));
     await w.flushCounts();
     const days = await partitionDays(sql);
     expect([today - 1, today, today + 1, today + 2].every((d) => days.has(d))).toBe(true);
-    expect(days.has(today - 30)).toBe(false);
+    expect(days.has(today - 40) || days.has(today + 30)).toBe(false);
     const where = async () => (await sql`select tableoid::regclass::text as t, count(*)::int as n from events group by 1 order by 1`).map((r: any) => [r.t, r.n]);
     const yName = `events_${new Date((today - 1) * DAY_MS).toISOString().slice(0, 10).replaceAll("-", "")}`;
     const tName = `events_${new Date(today * DAY_MS).toISOString().slice(0, 10).replaceAll("-", "")}`;
-    expect(await where()).toEqual([[yName, 2], [tName, 1], ["events_default", 1]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as any);
-    expect((await q.stats(40 * DAY_MS, 10)).totalEvents).toBe(4);
+    expect(await where()).toEqual([[yName, 2], [tName, 1], ["events_default", 2]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as any);
+    expect((await q.stats(40 * DAY_MS, 10)).totalEvents).toBe(5);
 
-    // Keep today only: yesterday's partition is dropped whole, the old event of the default partition deleted.
+    // Keep today on: yesterday's partition is dropped whole, the old event of the default partition deleted, the future one kept.
     const removed: number[] = [];
     for (let n: number; (n = await w.retentionStep(today * DAY_MS, 1000)) > 0; ) removed.push(n);
     expect(removed).toEqual([2, 1]);
     expect((await partitionDays(sql)).has(today - 1)).toBe(false);
-    expect(await where()).toEqual([[tName, 1]]);
+    expect(await where()).toEqual([[tName, 1], ["events_default", 1]]);
     const page = await q.list({}, 10, null);
-    expect(page.events.map((e) => e.data)).toEqual([{ n: 4 }]);
-    expect((await q.stats(40 * DAY_MS, 10)).totalEvents).toBe(1);
+    expect(page.events.map((e) => e.data)).toEqual([{ n: 5 }, { n: 4 }]);
+    expect((await q.stats(40 * DAY_MS, 10)).totalEvents).toBe(2);
     expect((await q.list({ srcIp: "198.51.100.4" }, 10, null)).events.map((e) => e.src_ip)).toEqual(["198.51.100.4"]);
   }));
 
@@ -95,3 +95,16 @@ test("a PostgreSQL database that cannot be reached stops Core at start with a me
   expect(err.message).toStartWith("cannot use the PostgreSQL database postgres://postgres:***@127.0.0.1:1/nowhere: ");
   expect(err.message).not.toContain("secret");
 });
+
+test("a day's partition created after its events went to the default partition takes them over", () =>
+  withStore(async (w, q, sql) => {
+    const today = Math.floor(Date.now() / DAY_MS);
+    const later = (today + 9) * DAY_MS + 5000;
+    const first = await w.write(batch([[later, "192.0.2.1", '{"n":1}']], true));
+    const where = async () => (await sql`select tableoid::regclass::text as t from events`).map((r: any) => r.t);
+    expect(await where()).toEqual(["events_default"]);
+    // A week on, the partitions ahead reach that day.
+    await w.partitionsAhead(Date.now() + 7 * DAY_MS);
+    expect(await where()).toEqual([`events_${new Date((today + 9) * DAY_MS).toISOString().slice(0, 10).replaceAll("-", "")}`]);
+    expect((await q.get(first))?.data).toEqual({ n: 1 });
+  }));

@@ -25,7 +25,7 @@ import {
   type CountKind,
   type EventBatch,
 } from "../event-store";
-import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, createPartition, dropPartition, partitionDays } from "./partitions";
+import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, dropPartition, partitionDays } from "./partitions";
 
 /** How the events of a batch reach the table: COPY (the default, faster) or INSERT ... SELECT FROM unnest(arrays). */
 export type PgWriteMode = "copy" | "insert";
@@ -105,7 +105,7 @@ export class PgEventWriter {
     const today = Math.floor(Date.now() / DAY_MS);
     for (let i = 0, last = -1; i < b.n; i++) {
       const d = Math.floor(b.ts[i]! / DAY_MS);
-      if (d !== last && d <= today + MAX_DAYS_AHEAD && d >= today - 1) await this.ensureDay(d);
+      if (d !== last && d <= today + MAX_DAYS_AHEAD && d >= today - MAX_DAYS_BEHIND) await this.ensureDay(d);
       last = d;
     }
     const segs: SegmentDelta[] = [];

@@ -8,11 +8,13 @@ export const DAY_MS = 86_400_000;
 /** Partitions created ahead of today, so a day's first events never wait for DDL. */
 export const DAYS_AHEAD = 2;
 /**
- * Days from now on for which a batch may create a partition: an event further in the future
- * (a node's clock far off, or a forged timestamp) goes to the default partition, so hostile
- * timestamps cannot make thousands of tables.
+ * The days around now for which a batch may create a partition: a month back (a node's spool
+ * replayed after an outage) to a week ahead. An event outside (a node's clock far off, a
+ * forged timestamp) goes to the default partition, so hostile timestamps cannot make
+ * thousands of tables.
  */
 export const MAX_DAYS_AHEAD = 7;
+export const MAX_DAYS_BEHIND = 31;
 
 /** `events_20261123`: sorts by day, readable in psql. */
 export function partitionName(day: number): string {
