@@ -6,8 +6,8 @@
  */
 import { expect, test } from "bun:test";
 import { SQL } from "bun";
-import { BUN, ROOT } from "../helpers";
-import { PG_ADMIN_URL, PG_START_HINT } from "../helpers/postgres";
+import { BUN, EventStreamClient, getJson, registerNode, ROOT, waitForEvents } from "../helpers";
+import { PG_ADMIN_URL, PG_START_HINT, scratchDatabase } from "../helpers/postgres";
 
 const FILES = ["tests/core/api.test.ts", "tests/core/events-api.test.ts", "tests/core/commands.test.ts"];
 
@@ -26,4 +26,65 @@ test("the API, events and commands tests pass on PostgreSQL", async () => {
   // The whole report on failure: which test, and why.
   if (code !== 0) console.error(report);
   expect({ code, failed: /^\s*(\d+) fail$/m.exec(report)?.[1], ran: /Ran (\d+) tests across 3 files/.exec(report) !== null }).toEqual({ code: 0, failed: "0", ran: true });
+});
+
+/** `honeybee core` as an operator starts it, on port 0 everywhere; resolves once it listens. */
+async function honeybeeCore(db: string) {
+  const proc = Bun.spawn([BUN, "src/main.ts", "core", "--db", db, "--host", "127.0.0.1", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--log-level", "info", "--log-events=false"], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const reader = proc.stdout.getReader();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`core exited before starting: ${text}${await new Response(proc.stderr).text()}`);
+    text += new TextDecoder().decode(value);
+    const line = text.split("\n").find((l) => l.includes('"core started"'));
+    if (line) {
+      void (async () => {
+        while (!(await reader.read()).done);
+      })();
+      const started = JSON.parse(line);
+      return { proc, started, ports: started.ports as { node: number; api: number; ws: number; event: number }, api: `http://127.0.0.1:${started.ports.api}` };
+    }
+  }
+}
+
+test("honeybee core --db postgres://... stores there: events, counters and nodes outlive a restart", async () => {
+  const db = await scratchDatabase("honeybee_test");
+  try {
+    const first = await honeybeeCore(db.url);
+    try {
+      expect(first.started.db).toBe(db.url);
+      using honeypot = await EventStreamClient.connect(first.ports.event);
+      honeypot.send(JSON.stringify({ eventid: "cowrie.login.failed", timestamp: new Date().toISOString(), src_ip: "203.0.113.7", username: "root", password: "123456", honeybee_honeypot_id: "ssh-01" }));
+      await waitForEvents(first, 1);
+      using node = await registerNode({ ports: first.ports } as never);
+      expect((await getJson(`${first.api}/api/v1/nodes`)).body.nodes.map((n: any) => n.status)).toEqual(["Connected"]);
+    } finally {
+      first.proc.kill("SIGTERM");
+      await first.proc.exited;
+    }
+    const second = await honeybeeCore(db.url);
+    try {
+      const events = (await getJson(`${second.api}/api/v1/events?src_ip=203.0.113.7`)).body.events;
+      expect(events.map((e: any) => [e.event_type, e.pot_id, e.data])).toEqual([["cowrie.login.failed", "ssh-01", { username: "root", password: "123456" }]]);
+      expect((await getJson(`${second.api}/api/v1/nodes`)).body.nodes.map((n: any) => [n.node_name, n.status])).toEqual([["sensor-1", "Unknown"]]);
+      expect((await getJson(`${second.api}/api/v1/stats`)).body.top.usernames).toEqual([{ value: "root", count: 1 }]);
+      // In PostgreSQL itself, not in a file of that name.
+      const direct = new SQL(db.url, { max: 1 });
+      try {
+        expect(await direct`select (select count(*)::int from events) as events, (select count(*)::int from nodes) as nodes`).toEqual([{ events: 1, nodes: 1 }]);
+      } finally {
+        await direct.close();
+      }
+    } finally {
+      second.proc.kill("SIGTERM");
+      await second.proc.exited;
+    }
+  } finally {
+    await db.drop();
+  }
 });
