@@ -61,7 +61,7 @@ test("honeybee core --db postgres://... stores there: events, counters and nodes
       using honeypot = await EventStreamClient.connect(first.ports.event);
       honeypot.send(JSON.stringify({ eventid: "cowrie.login.failed", timestamp: new Date().toISOString(), src_ip: "203.0.113.7", username: "root", password: "123456", honeybee_honeypot_id: "ssh-01" }));
       await waitForEvents(first, 1);
-      using node = await registerNode({ ports: first.ports } as never);
+      using _node = await registerNode({ ports: first.ports } as never);
       expect((await getJson(`${first.api}/api/v1/nodes`)).body.nodes.map((n: any) => n.status)).toEqual(["Connected"]);
     } finally {
       first.proc.kill("SIGTERM");
