@@ -75,13 +75,9 @@ CREATE TABLE "events" (
 ) PARTITION BY RANGE ("ts");
 --> statement-breakpoint
 -- Added by hand (drizzle-kit cannot declare partitioning; see src/db/pg/schema.ts): one
--- partition per UTC day, created ahead by the writer; this one takes an event whose day has
--- no partition of its own (a clock far off), so no insert ever fails for want of one.
+-- partition per UTC day, created by the writer; this one takes an event whose day has no
+-- partition of its own (a clock far off), so no insert ever fails for want of one.
 CREATE TABLE "events_default" PARTITION OF "events" DEFAULT;
---> statement-breakpoint
-CREATE INDEX "events_id" ON "events" USING btree ("id");
---> statement-breakpoint
-CREATE INDEX "events_ts" ON "events" USING brin ("ts");
 --> statement-breakpoint
 CREATE TABLE "honeypots" (
 	"node_id" text NOT NULL,
@@ -113,4 +109,6 @@ CREATE TABLE "nodes" (
 );
 --> statement-breakpoint
 CREATE INDEX "commands_node" ON "commands" USING btree ("node_id","id");--> statement-breakpoint
+CREATE INDEX "events_id" ON "events" USING btree ("id");--> statement-breakpoint
+CREATE INDEX "events_ts" ON "events" USING brin ("ts");--> statement-breakpoint
 CREATE INDEX "honeypots_pot_id" ON "honeypots" USING btree ("pot_id");

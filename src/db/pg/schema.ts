@@ -5,8 +5,7 @@
  * Times are epoch milliseconds in bigint columns (as in SQLite), node ids exact decimal text.
  * `events` is partitioned by range of `ts`, one partition per UTC day (docs/scale-out.md):
  * drizzle-kit cannot declare that, so its migration (drizzle/pg/0000_*.sql) adds the
- * `PARTITION BY RANGE (ts)` clause and the indexes by hand. The table here gives queries
- * their types.
+ * `PARTITION BY RANGE (ts)` clause and the default partition by hand.
  */
 import { bigint, bigserial, customType, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 
@@ -65,14 +64,18 @@ export const commands = pgTable(
  * `until`). Nothing keyed by address, type or source: those filters go through the
  * per-segment summaries, as in SQLite.
  */
-export const events = pgTable("events", {
-  id: ms("id").notNull(),
-  ts: ms("ts").notNull(),
-  sourceId: integer("source_id").notNull(),
-  typeId: integer("type_id").notNull(),
-  srcIp: text("src_ip"),
-  data: text("data").notNull(),
-});
+export const events = pgTable(
+  "events",
+  {
+    id: ms("id").notNull(),
+    ts: ms("ts").notNull(),
+    sourceId: integer("source_id").notNull(),
+    typeId: integer("type_id").notNull(),
+    srcIp: text("src_ip"),
+    data: text("data").notNull(),
+  },
+  (t) => [index("events_id").on(t.id), index("events_ts").using("brin", t.ts)],
+);
 
 export const eventSources = pgTable("event_sources", {
   id: integer("id").primaryKey(),
