@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { SQL } from "bun";
-import { BUN, EventStreamClient, getJson, registerNode, ROOT, waitForEvents } from "../helpers";
+import { BIG_ID, BUN, EventStreamClient, getJson, registerNode, ROOT, startTestCore, waitForEvents } from "../helpers";
 import { PG_ADMIN_URL, PG_START_HINT, scratchDatabase } from "../helpers/postgres";
 
 const FILES = ["tests/core/api.test.ts", "tests/core/events-api.test.ts", "tests/core/commands.test.ts"];
@@ -84,6 +84,29 @@ test("honeybee core --db postgres://... stores there: events, counters and nodes
       second.proc.kill("SIGTERM");
       await second.proc.exited;
     }
+  } finally {
+    await db.drop();
+  }
+});
+
+test("a command still open when Core restarts is closed by the node's result after it: the open records are loaded at start", async () => {
+  const db = await scratchDatabase("honeybee_test");
+  try {
+    let commandId: string;
+    {
+      await using core = await startTestCore({ db: db.url });
+      using node = await registerNode(core);
+      const res = await fetch(`${core.api}/api/v1/nodes/${BIG_ID}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ GetPotStatus: "ssh-01" }) });
+      commandId = (await res.json()).command_id;
+      expect((await node.nextKind("NodeCommand")).command_id).toBe(commandId);
+    }
+    await using core = await startTestCore({ db: db.url });
+    using node = await registerNode(core);
+    const seen = Promise.withResolvers<any>();
+    core.bus.subscribe((m) => m.kind === "CommandResult" && seen.resolve(m.payload));
+    node.send("CommandResult", { command_id: commandId, node_id: BIG_ID, ok: true, message: "ssh-01 is Running" });
+    await seen.promise;
+    expect((await getJson(`${core.api}/api/v1/commands/${commandId}`)).body).toMatchObject({ command_id: commandId, status: "succeeded", message: "ssh-01 is Running" });
   } finally {
     await db.drop();
   }
