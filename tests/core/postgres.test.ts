@@ -97,7 +97,7 @@ test("a command still open when Core restarts is closed by the node's result aft
       await using core = await startTestCore({ db: db.url });
       using node = await registerNode(core);
       const res = await fetch(`${core.api}/api/v1/nodes/${BIG_ID}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ GetPotStatus: "ssh-01" }) });
-      commandId = (await res.json()).command_id;
+      commandId = ((await res.json()) as { command_id: string }).command_id;
       expect((await node.nextKind("NodeCommand")).command_id).toBe(commandId);
     }
     await using core = await startTestCore({ db: db.url });
