@@ -9,7 +9,7 @@ const SSH_OPTS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/d
 const IAC_WILL_ECHO_SGA = Buffer.from([255, 251, 1, 255, 251, 3]);
 
 let relay: Relay;
-let pot: Pot;
+let pot: Pot<"cowrie">;
 
 beforeAll(async () => {
   relay = Relay.start();

@@ -30,10 +30,10 @@ function target(raw: string, defaultScheme = "http"): Target | null {
 function operands(args: string[], valued: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
+    const arg = args[i]!;
     if (arg.startsWith("--")) continue;
     if (arg.startsWith("-") && arg.length > 1) {
-      if (arg.length === 2 && valued.includes(arg[1])) i++;
+      if (arg.length === 2 && valued.includes(arg.charAt(1))) i++;
       continue;
     }
     out.push(arg);

@@ -181,8 +181,9 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 export function dateText(d: Date, format = "%a %b %e %H:%M:%S %Z %Y"): string {
   const two = (n: number) => String(n).padStart(2, "0");
   const codes: Record<string, string> = {
-    a: DAYS[d.getUTCDay()],
-    b: MONTHS[d.getUTCMonth()],
+    // A valid date's day (0-6) and month (0-11) index the tables; toISOString below throws on an invalid one.
+    a: DAYS[d.getUTCDay()]!,
+    b: MONTHS[d.getUTCMonth()]!,
     d: two(d.getUTCDate()),
     e: String(d.getUTCDate()).padStart(2),
     H: two(d.getUTCHours()),
