@@ -88,7 +88,7 @@ const cd: Command = (shell, args) => {
   return { stdout: target === "-" ? `${path}\n` : "" };
 };
 
-function readable(shell: Shell, command: string, target: string): { text: string } | { error: string } {
+export function readable(shell: Shell, command: string, target: string): { text: string } | { error: string } {
   const path = shell.resolve(target);
   const kind = shell.fs.kind(path);
   if (kind === "dir") return { error: `${command}: ${target}: Is a directory\n` };
