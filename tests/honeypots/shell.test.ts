@@ -140,6 +140,8 @@ describe("commands bots use to tell a honeypot", () => {
     const ef = sh.run("ps -ef").stdout.split("\n");
     expect(ef[0]).toBe("UID          PID    PPID  C STIME TTY          TIME CMD");
     expect(ef.slice(-3)).toEqual([`root    ${String(pid).padStart(8)} ${String(pid - 3).padStart(7)}  0 01:07 pts/0    00:00:00 -bash`, `root    ${String(pid + 7).padStart(8)} ${String(pid).padStart(7)}  0 01:07 pts/0    00:00:00 ps -ef`, ""]);
+    // procps reads `-aux` as `aux`, while `-u root` stays UNIX's user selection.
+    expect(sh.run("ps -aux | head -n 1; ps aux --sort=-%mem | head -n 1; ps -u root | head -n 1").stdout).toBe(`${aux[0]}\n${aux[0]}\n    PID TTY          TIME CMD\n`);
     expect(sh.run("ps ax | head -n 1; ps").stdout).toBe(`    PID TTY      STAT   TIME COMMAND\n    PID TTY          TIME CMD\n${String(pid).padStart(7)} pts/0    00:00:00 bash\n${String(pid + 7).padStart(7)} pts/0    00:00:00 ps\n`);
     // BSD selection: without `a` only the user's own processes, without `x` only those on a terminal.
     const user = shell({ username: "admin" });

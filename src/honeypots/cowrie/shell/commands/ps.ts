@@ -89,10 +89,18 @@ function unixLine(shell: Shell, p: Process): string {
   return `${user(p.user)} ${String(p.pid).padStart(7)} ${String(p.ppid).padStart(7)}  0 ${startText(shell, p).padEnd(5)} ${p.tty.padEnd(8)} ${unixTime(p.cpu)} ${p.command}`;
 }
 
-/** BSD options are letters without a dash; `ps -aux` is taken as `ps aux`, as procps does. */
+/** procps reads `ps -aux` as `ps aux`. */
+const DASHED_AUX = /^-(?=[aux]*[ax])[ax]*u[ax]*$/;
+
+/**
+ * BSD options are letters without a dash; once a UNIX option is given, bare words are its values
+ * (`-u root`). GNU long options (`--sort=-%mem`) go with either and change no column here.
+ */
 function bsdLetters(args: string[]): string | null {
-  const letters = args.filter((a) => /^[a-zA-Z]+$/.test(a) || /^-[ax]*u[ax]*$/.test(a)).join("");
-  return letters ? letters.replace(/^-/, "") : null;
+  const short = args.filter((a) => !a.startsWith("--"));
+  if (short.some((a) => a.startsWith("-") && !DASHED_AUX.test(a))) return null;
+  const letters = short.map((a) => a.replace(/^-/, "")).join("");
+  return /^[a-zA-Z]+$/.test(letters) ? letters : null;
 }
 
 const ps: Command = (shell, args, io) => {
