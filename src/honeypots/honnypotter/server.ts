@@ -4,6 +4,7 @@
  * HonnyPotter's field names.
  */
 import type { Server } from "bun";
+import type manifest from "../../../catalogue/honnypotter/manifest.json";
 import { plainIp } from "../shared/address.ts";
 import { parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
@@ -38,7 +39,7 @@ function siteUrl(configured: string, req: Request): string {
   return `http://${/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(host) ? host : "localhost"}`;
 }
 
-export async function startHonnypotter({ config, sink, logger }: PotContext): Promise<PotHandle> {
+export async function startHonnypotter({ config, sink, logger }: PotContext<keyof typeof manifest.config>): Promise<PotHandle> {
   const users = new Set(config.wp_users.split(",").map((u) => u.trim()).filter(Boolean));
   const maxConnections = parsePositiveInt("max_connections", config.max_connections);
 

@@ -21,7 +21,8 @@ export class FakeFs {
     for (const [dir, entries] of Object.entries(DIRECTORIES)) {
       const names = new Set<string>();
       for (const entry of entries) {
-        const [name, target] = entry.split("@");
+        // split always yields a first piece; a link's entry adds its target after the "@".
+        const [name, target] = entry.split("@") as [string, string?];
         names.add(name);
         const path = join(dir, name);
         if (target) this.links.set(path, target.startsWith("/") ? target : join(dir, target));

@@ -243,13 +243,13 @@ export class Shell {
   /** Runs one simple command; also how `sudo`, `nohup` and `busybox APPLET` run theirs. */
   invoke(argv: string[], io: CommandIo): CommandResult {
     const words = [...argv];
-    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) {
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) {
       const assignment = words.shift() as string;
       const eq = assignment.indexOf("=");
       this.env.set(assignment.slice(0, eq), assignment.slice(eq + 1));
     }
-    if (words.length === 0) return { status: 0 };
     const [name, ...args] = words;
+    if (name === undefined) return { status: 0 };
     let builtin = findCommand(name);
     if (name.includes("/")) {
       const path = this.resolve(name);
