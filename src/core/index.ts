@@ -15,7 +15,7 @@ import { createApi } from "./api";
 import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { eventsApi } from "./api/events";
-import { nodesApi } from "./api/nodes";
+import { nodesApi, registryLists } from "./api/nodes";
 import { streamApi } from "./api/stream";
 import { Security } from "./auth";
 import { MessageBus } from "./bus";
@@ -109,12 +109,14 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => events.stop());
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
+    const lists = registryLists(registry);
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      reads: lists,
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;

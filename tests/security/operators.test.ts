@@ -115,7 +115,7 @@ describe("WebSocket with API tokens", () => {
 
 describe("rate and connection limits", () => {
   test("REST requests past the limit get 429 with Retry-After", async () => {
-    await using core = await startTestCore({ api_rate_per_minute: 60 });
+    await using core = await startTestCore({ api_rate_per_minute: 60, api_rate_limit_loopback: true });
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 15; i++) {

@@ -16,14 +16,22 @@ export function parseNodeId(raw: string): bigint {
   return id;
 }
 
-export const nodesApi = (registry: Registry) => {
+/** The registry's two lists, rebuilt when it changes; createApi serves them straight from Bun's router too. */
+export function registryLists(registry: Registry): { "/api/v1/nodes": () => Response; "/api/v1/honeypots": () => Response } {
   const version = () => registry.version;
-  const nodeList = cachedJson(NodeList, version, () => ({
-    nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
-  }));
-  const potList = cachedJson(HoneypotList, version, () => ({
-    honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
-  }));
+  return {
+    "/api/v1/nodes": cachedJson(NodeList, version, () => ({
+      nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
+    })),
+    "/api/v1/honeypots": cachedJson(HoneypotList, version, () => ({
+      honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+    })),
+  };
+}
+
+export const nodesApi = (registry: Registry, lists = registryLists(registry)) => {
+  const nodeList = lists["/api/v1/nodes"];
+  const potList = lists["/api/v1/honeypots"];
   return new Elysia({ name: "nodes", tags: ["Nodes"] })
     .get(
       "/api/v1/nodes",

@@ -197,11 +197,11 @@ export class EventPipeline implements Ingest {
   }
 
   problem(): string | null {
-    const problems: string[] = [];
-    if (this.writeError !== null) problems.push(`committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`);
+    // Asked on every GET /health: the healthy answer allocates nothing.
     const writer = this.opts.writer.problem?.() ?? null;
-    if (writer !== null) problems.push(writer);
-    return problems.length > 0 ? problems.join("; ") : null;
+    if (this.writeError === null) return writer;
+    const failing = `committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`;
+    return writer === null ? failing : `${failing}; ${writer}`;
   }
 
   /**
