@@ -129,6 +129,35 @@ describe("rate and connection limits", () => {
     expect(core.security.stats().rate_limited.api).toBe(5);
   });
 
+  test("a local client making 500 rapid requests to /health and to /api/v1/stats never gets 429; with loopback counted, the limit holds but /health is spared", async () => {
+    // Bursts of concurrent requests, as a console polling several panels or a health checker does.
+    const burst = async (api: string, path: string, n = 500, parallel = 25) => {
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < n; i += parallel) {
+        const batch = await Promise.all(Array.from({ length: Math.min(parallel, n - i) }, () => fetch(api + path).then(async (r) => (await r.arrayBuffer(), r.status))));
+        for (const s of batch) statuses.set(s, (statuses.get(s) ?? 0) + 1);
+      }
+      return Object.fromEntries(statuses);
+    };
+    // 600 a minute: a burst of 100, far below what each path gets here.
+    {
+      await using core = await startTestCore({ api_rate_per_minute: 600 });
+      expect(core.config.api_rate_limit_loopback).toBe(false);
+      expect({ health: await burst(core.api, "/health"), stats: await burst(core.api, "/api/v1/stats") }).toEqual({ health: { 200: 500 }, stats: { 200: 500 } });
+      expect(core.security.stats().rate_limited.api).toBe(0);
+    }
+    {
+      await using core = await startTestCore({ api_rate_per_minute: 600, api_rate_limit_loopback: true });
+      const stats = await burst(core.api, "/api/v1/stats");
+      expect(stats[200]).toBeGreaterThanOrEqual(100);
+      expect(stats[429]).toBeGreaterThan(0);
+      expect(stats[200]! + stats[429]!).toBe(500);
+      // The address is out of budget now; /health is still answered.
+      expect(await burst(core.api, "/health")).toEqual({ 200: 500 });
+      expect((await getJson(`${core.api}/api/v1/nodes`)).status).toBe(429);
+    }
+  });
+
   test("WebSocket commands past the limit are refused with rate_limited", async () => {
     await using core = await startTestCore({ ws_commands_per_minute: 6 });
     using node = await registerNode(core);
