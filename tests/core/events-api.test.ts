@@ -74,6 +74,26 @@ describe("GET /api/v1/events", () => {
     expect(seen.every((id) => id <= firstPageTop)).toBe(true);
   });
 
+  test("a page is written as the events are one by one, whatever the honeypot's spacing, escapes, repeated keys and number forms", async () => {
+    await using core = await startTestCore();
+    // Data is stored as the honeypot wrote it; the page must still show it as the API always has.
+    const lines = [
+      `{ "eventid" : "cowrie.login.failed" , "node_id" : ${BIG_ID}, "pot_id":"a", "src_ip":"10.0.0.1", "username" : "root" , "n" : 1.0, "e": 1e3, "z": -0 }`,
+      `{"eventid":"cowrie.command.input","pot_id":"a","input":"caf\\u00e9 \\"q\\" \\ud83d\\udc1d","k":1,"k":2,"nested":{"node_id":18446744073709551557,"list":[1,"x",null,true]}}`,
+      `{"eventid":"honnypotter.login.failed","pot_type":"honnypotter","node_id":7,"pot_id":"wp","timestamp":1763600000.5,"src_ip":null,"empty":{},"arr":[]}`,
+      stringify({ eventid: "cowrie.session.connect", node_id: BIG_ID, pot_id: "b", src_ip: "2001:db8::1", message: "line\nbreak\ttab </script>" }),
+    ];
+    await ingest(core, lines);
+    for (const query of ["", "limit=2", "limit=2&cursor=3", "pot_id=a", "src_ip=10.0.0.1"]) {
+      const page = await getJson(`${core.api}/api/v1/events?${query}`);
+      expect(page.status).toBe(200);
+      const singles = await Promise.all((page.body.events as { id: number }[]).map(async (e) => (await getJson(`${core.api}/api/v1/events/${e.id}`)).text));
+      const cursor = page.body.next_cursor === null ? "null" : JSON.stringify(page.body.next_cursor);
+      expect({ query, text: page.text }).toEqual({ query, text: `{"events":[${singles.join(",")}],"next_cursor":${cursor}}` });
+    }
+    expect((await getJson(`${core.api}/api/v1/events`)).body.events.map((e: { event_type: string }) => e.event_type)).toEqual(["cowrie.session.connect", "honnypotter.login.failed", "cowrie.command.input", "cowrie.login.failed"]);
+  });
+
   test("limits and bad parameters are 400 with the error shape", async () => {
     await using core = await startTestCore();
     for (const q of ["limit=0", "limit=1001", "node_id=-1", "node_id=abc", "since=yesterday", "until=soon", "cursor=abc"]) {
