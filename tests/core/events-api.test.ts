@@ -94,6 +94,22 @@ describe("GET /api/v1/events", () => {
     expect((await getJson(`${core.api}/api/v1/events`)).body.events.map((e: { event_type: string }) => e.event_type)).toEqual(["cowrie.session.connect", "honnypotter.login.failed", "cowrie.command.input", "cowrie.login.failed"]);
   });
 
+  test("a page answered again while nothing was committed is the same; a commit shows at once", async () => {
+    await using core = await startTestCore();
+    const ev = (pot: string) => stringify({ eventid: "cowrie.login.failed", node_id: BIG_ID, pot_id: pot, src_ip: "10.0.0.1" });
+    await ingest(core, [ev("a"), ev("b")]);
+    const first = await getJson(`${core.api}/api/v1/events?limit=10`);
+    expect((await getJson(`${core.api}/api/v1/events?limit=10`)).text).toBe(first.text);
+    expect(first.body.events.map((e: { pot_id: string }) => e.pot_id)).toEqual(["b", "a"]);
+    await ingest(core, [ev("c")]);
+    expect((await getJson(`${core.api}/api/v1/events?limit=10`)).body.events.map((e: { pot_id: string }) => e.pot_id)).toEqual(["c", "b", "a"]);
+    expect((await getJson(`${core.api}/api/v1/events?pot_id=c`)).body.events.map((e: { pot_id: string }) => e.pot_id)).toEqual(["c"]);
+    await ingest(core, [ev("c")]);
+    expect((await getJson(`${core.api}/api/v1/events?pot_id=c`)).body.events.map((e: { id: number }) => e.id)).toEqual([4, 3]);
+    // A refused query is refused every time, not remembered as a page.
+    for (let i = 0; i < 2; i++) expect((await getJson(`${core.api}/api/v1/events?limit=0`)).status).toBe(400);
+  });
+
   test("limits and bad parameters are 400 with the error shape", async () => {
     await using core = await startTestCore();
     for (const q of ["limit=0", "limit=1001", "node_id=-1", "node_id=abc", "since=yesterday", "until=soon", "cursor=abc"]) {

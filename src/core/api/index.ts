@@ -48,11 +48,11 @@ export interface ApiOptions {
   /** Why Core cannot do its work right now (events not committed), or null: `/health` says 503. */
   health?: () => string | null;
   /**
-   * GET routes whose answer takes no input (the registry lists): path -> the answer. They are
-   * also routes of a plugin (for OpenAPI, HEAD and query strings); a plain GET is answered
-   * from Bun's router after the same checks, without Elysia's per-request pipeline.
+   * GET routes that read nothing but the request URL (the lists): path -> the answer. They are
+   * also routes of a plugin (for OpenAPI and HEAD); a GET is answered from Bun's router after
+   * the same checks, without Elysia's per-request pipeline. An answer may throw an ApiError.
    */
-  reads?: Record<string, () => Response>;
+  reads?: Record<string, (request: Request) => Response>;
 }
 
 /** The SQLite error behind a failure when it says the file is damaged (drivers may wrap it in `cause`). */
@@ -100,19 +100,37 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     return json(503, { status: "unhealthy", reason });
   };
 
+  /** What a handler's exception becomes: its ApiError, a damaged database, or an internal error. */
+  const failure = (error: unknown, request: Request): Response => {
+    if (error instanceof ApiError) return json(error.status, errorBody(error.code, error.message), error.headers);
+    const damage = sqliteDamage(error);
+    if (damage) {
+      // Every request that touches the damaged pages fails alike; one line a minute says it.
+      const now = Date.now();
+      if (now - damageLoggedAt >= 60_000) {
+        damageLoggedAt = now;
+        logger.error(
+          { err: damage, url: request.url },
+          `database file ${dbPath} is damaged (${damage.message}): stop Core, check it with: sqlite3 ${dbPath} "PRAGMA integrity_check", then restore a backup or rescue the data with sqlite3's .recover`,
+        );
+      }
+      return json(500, errorBody("database_corrupt", "the database file is damaged; Core's log says how to check it (PRAGMA integrity_check)"));
+    }
+    logger.error({ err: error, url: request.url }, "request failed");
+    return json(500, errorBody("internal", "internal error; see Core's log"));
+  };
+
   /**
    * A GET answered from Bun's router: the same checks as onRequest, then the answer. Elysia's
    * pipeline (context, hooks, mapResponse) cost a third of a request whose answer is fixed bytes.
-   * A query string, or an answer that throws, takes Elysia's way, which refuses or maps it.
    */
-  const direct = (answer: () => Response, path: string) => (request: Request, server: Server<unknown>) => {
-    if (request.url.includes("?")) return app.fetch(request);
+  const direct = (answer: (request: Request) => Response, path: string) => (request: Request, server: Server<unknown>) => {
     const refused = admit(request, server, path);
     if (refused !== null) return refused;
     try {
-      return answer();
-    } catch {
-      return app.fetch(request);
+      return answer(request);
+    } catch (e) {
+      return failure(e, request);
     }
   };
   const directRoutes: Record<string, { GET: (request: Request, server: Server<unknown>) => Response | Promise<Response> }> = {};
@@ -129,7 +147,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     .onRequest(({ request, server }) => admit(request, server, pathOf(request.url)) ?? undefined)
     .onError({ as: "global" }, ({ code, error, request }) => {
       // Checked by class, not by `code`: plugins are separate instances that do not share registered error names.
-      if (error instanceof ApiError) return json(error.status, errorBody(error.code, error.message), error.headers);
+      if (error instanceof ApiError) return failure(error, request);
       if (code === "NOT_FOUND") {
         const path = new URL(request.url).pathname;
         const allowed: string[] = methodsFor(routes, path).filter((m) => m !== "WS");
@@ -147,21 +165,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
         return json(400, errorBody("bad_request", `invalid request: ${detail}`));
       }
       if (code === "PARSE") return json(400, errorBody("bad_json", "request body is not valid JSON"));
-      const damage = sqliteDamage(error);
-      if (damage) {
-        // Every request that touches the damaged pages fails alike; one line a minute says it.
-        const now = Date.now();
-        if (now - damageLoggedAt >= 60_000) {
-          damageLoggedAt = now;
-          logger.error(
-            { err: damage, url: request.url },
-            `database file ${dbPath} is damaged (${damage.message}): stop Core, check it with: sqlite3 ${dbPath} "PRAGMA integrity_check", then restore a backup or rescue the data with sqlite3's .recover`,
-          );
-        }
-        return json(500, errorBody("database_corrupt", "the database file is damaged; Core's log says how to check it (PRAGMA integrity_check)"));
-      }
-      logger.error({ err: error, url: request.url }, "request failed");
-      return json(500, errorBody("internal", "internal error; see Core's log"));
+      return failure(error, request);
     })
     // bigint ids must reach the wire as exact integers, which JSON.stringify cannot do.
     .mapResponse({ as: "global" }, ({ response, set, request }) => {

@@ -17,15 +17,23 @@ export function parseNodeId(raw: string): bigint {
 }
 
 /** The registry's two lists, rebuilt when it changes; createApi serves them straight from Bun's router too. */
-export function registryLists(registry: Registry): { "/api/v1/nodes": () => Response; "/api/v1/honeypots": () => Response } {
+export function registryLists(registry: Registry): { "/api/v1/nodes": (request: Request) => Response; "/api/v1/honeypots": (request: Request) => Response } {
   const version = () => registry.version;
+  const nodes = cachedJson(NodeList, version, () => ({
+    nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
+  }));
+  const pots = cachedJson(HoneypotList, version, () => ({
+    honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+  }));
   return {
-    "/api/v1/nodes": cachedJson(NodeList, version, () => ({
-      nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
-    })),
-    "/api/v1/honeypots": cachedJson(HoneypotList, version, () => ({
-      honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
-    })),
+    "/api/v1/nodes": (request) => {
+      noQuery(request.url);
+      return nodes();
+    },
+    "/api/v1/honeypots": (request) => {
+      noQuery(request.url);
+      return pots();
+    },
   };
 }
 
@@ -35,10 +43,7 @@ export const nodesApi = (registry: Registry, lists = registryLists(registry)) =>
   return new Elysia({ name: "nodes", tags: ["Nodes"] })
     .get(
       "/api/v1/nodes",
-      ({ request }) => {
-        noQuery(request.url);
-        return nodeList();
-      },
+      ({ request }) => nodeList(request),
       {
         response: { 200: NodeList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "status"; it takes none'] }) },
         detail: { summary: "List all registered nodes", description: "Every node Core has seen, with its current status (`Unknown` while it is not connected)." },
@@ -69,10 +74,7 @@ export const nodesApi = (registry: Registry, lists = registryLists(registry)) =>
     )
     .get(
       "/api/v1/honeypots",
-      ({ request }) => {
-        noQuery(request.url);
-        return potList();
-      },
+      ({ request }) => potList(request),
       {
       response: { 200: HoneypotList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "node_id"; it takes none'] }) },
         detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },

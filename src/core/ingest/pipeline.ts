@@ -71,6 +71,7 @@ const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
   readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0 };
+  version = 0;
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
@@ -428,6 +429,7 @@ export class EventPipeline implements Ingest {
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
+    this.version++;
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
@@ -493,6 +495,7 @@ export class EventPipeline implements Ingest {
         const n = await this.opts.writer.retentionStep(cutoff, RETENTION_CHUNK);
         if (n === 0) break;
         total += n;
+        this.version++;
       }
       if (total > 0) this.log.info({ deleted: total, retention_days: this.cfg.retention_days }, "deleted events older than the retention period");
     } catch (e) {
