@@ -16,6 +16,9 @@ export { RequestGuard, type Refusal } from "./browser";
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
 
+// One object for every anonymous request: authorize runs for each of them.
+const ALLOWED: AuthOutcome = Object.freeze({ ok: true, principal: ANONYMOUS });
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|\[::1\])$/i;
 
 export const isLoopback = (host: string) => LOOPBACK.test(host);
@@ -93,9 +96,9 @@ export class Security {
   authorize(req: Request, path: string, address: string): AuthOutcome {
     const wait = this.rateLimited(path, address) ? this.api.take(address) : 0;
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
-    if (!this.tokens.enabled) return { ok: true, principal: ANONYMOUS };
+    if (!this.tokens.enabled) return ALLOWED;
     const needed = requiredRole(req.method, path);
-    if (needed === null) return { ok: true, principal: ANONYMOUS };
+    if (needed === null) return ALLOWED;
     return this.authenticate(req, new URL(req.url), address, needed);
   }
 
