@@ -156,6 +156,12 @@ describe("rate and connection limits", () => {
       expect(await burst(core.api, "/health")).toEqual({ 200: 500 });
       expect((await getJson(`${core.api}/api/v1/nodes`)).status).toBe(429);
     }
+    {
+      // Bound to every address, an IPv4 loopback client arrives as ::ffff:127.0.0.1: still local.
+      await using core = await startTestCore({ host: "::", insecure: true, api_rate_per_minute: 6 });
+      expect(await burst(`http://127.0.0.1:${core.ports.api}`, "/api/v1/stats", 50)).toEqual({ 200: 50 });
+      expect(await burst(`http://[::1]:${core.ports.api}`, "/api/v1/stats", 50)).toEqual({ 200: 50 });
+    }
   });
 
   test("WebSocket commands past the limit are refused with rate_limited", async () => {

@@ -80,13 +80,14 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
    */
   const admit = (request: Request, server: Server<unknown> | null, path: string): Response | null => {
     const refusal = security.guard.check(request);
-    let address = refusal === null && !needsAddress ? security.config.host : peer(request, server);
+    // Without needsAddress every client is on loopback and authorize only reads the address
+    // to decide what it then cannot refuse: Core's own (loopback) host stands in for it.
+    const address = refusal === null && !needsAddress ? security.config.host : peer(request, server);
     const outcome = refusal ?? security.authorize(request, path, address);
     if (outcome.ok) {
       if (security.tokens.enabled) security.principals.set(request, outcome.principal);
       return null;
     }
-    if (!needsAddress) address = peer(request, server);
     refusals.warn(`${address}:${outcome.code}`, { remote: address, method: request.method, path, code: outcome.code }, "request refused");
     const headers: Record<string, string> = {};
     if (outcome.status === 401) headers["www-authenticate"] = 'Bearer realm="honeybee"';
