@@ -76,7 +76,17 @@ export const CoreConfig = Type.Object({
     default: [],
     description: "Web origins (`https://console.example.org`) whose pages may open the WebSockets and send commands, besides Core's own; other browser origins get 403.",
   }),
-  api_rate_per_minute: Type.Integer({ minimum: 0, default: 6000, description: "REST requests per minute per address (0: unlimited); 429 with Retry-After past it." }),
+  api_rate_per_minute: Type.Integer({
+    minimum: 0,
+    default: 6000,
+    description:
+      "REST requests per minute per address (0: unlimited); 429 with Retry-After past it. `GET /health` is never limited, and loopback clients are not limited unless `api_rate_limit_loopback` is on.",
+  }),
+  api_rate_limit_loopback: Type.Boolean({
+    default: false,
+    description:
+      "Apply `api_rate_per_minute` to loopback clients too. Off: a health checker, the CLI or a console on Core's host is never answered 429. Turn it on when a reverse proxy on Core's host forwards outside clients (they all arrive from loopback), or limit them in the proxy.",
+  }),
   ws_commands_per_minute: Type.Integer({ minimum: 0, default: 120, description: "WebSocket commands per minute per address (0: unlimited)." }),
   max_connections_per_address: Type.Integer({ minimum: 0, default: 256, description: "Concurrent connections per address on 9001, 9100 and 9003 (0: unlimited)." }),
   first_message_timeout_ms: Type.Integer({

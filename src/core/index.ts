@@ -6,6 +6,7 @@
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
 import { CommandStore } from "../db/command-store";
+import { EventQueries } from "../db/event-store";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
@@ -14,8 +15,8 @@ import type { CommandAck } from "../protocol/messages";
 import { createApi } from "./api";
 import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
-import { eventsApi } from "./api/events";
-import { nodesApi } from "./api/nodes";
+import { eventList, eventsApi } from "./api/events";
+import { nodesApi, registryLists } from "./api/nodes";
 import { streamApi } from "./api/stream";
 import { Security } from "./auth";
 import { MessageBus } from "./bus";
@@ -110,12 +111,15 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => events.stop());
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
+    // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
+    const lists = { ...registryLists(registry), "/api/v1/events": eventList(new EventQueries(db), () => ingest.version) };
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      reads: lists,
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"] }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;

@@ -627,7 +627,13 @@ export class EventQueries {
     data: events.data,
   };
 
+  private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
+
   constructor(private readonly db: Db) {}
+
+  private latestStatement() {
+    return this.select().where(lte(events.id, sql.placeholder("upper"))).orderBy(desc(events.id)).limit(sql.placeholder("n")).prepare();
+  }
 
   /** Committed positions of node spools, kept in event_meta under `spool:<node>:<spool>`. */
   spoolPositions(): Map<string, number> {
@@ -645,6 +651,12 @@ export class EventQueries {
   }
 
   list(filter: EventFilter, limit: number, cursor: number | null): EventPage {
+    const page = this.listStored(filter, limit, cursor);
+    return { events: page.events.map(toRow), nextCursor: page.nextCursor };
+  }
+
+  /** `list` with rows as stored: data still JSON text, for writing the page out without objects. */
+  listStored(filter: EventFilter, limit: number, cursor: number | null): { events: StoredEvent[]; nextCursor: number | null } {
     const upper = cursor === null ? Number.MAX_SAFE_INTEGER : cursor - 1;
     if (upper < 1) return { events: [], nextCursor: null };
 
@@ -665,8 +677,10 @@ export class EventQueries {
 
     if (filter.srcIp !== undefined) conds.push(eq(events.srcIp, filter.srcIp));
     if (conds.length === 0) {
-      const rows = this.select().where(lte(events.id, upper)).orderBy(desc(events.id)).limit(limit).all();
-      return { events: rows.map(toRow), nextCursor: rows.length === limit ? rows[rows.length - 1]!.id : null };
+      // The most asked page (the latest events): its statement is built once.
+      this.latest ??= this.latestStatement();
+      const rows = this.latest.all({ upper, n: limit });
+      return { events: rows, nextCursor: rows.length === limit ? rows[rows.length - 1]!.id : null };
     }
 
     // Within a candidate segment: a rowid range scan with every filter.
@@ -676,13 +690,13 @@ export class EventQueries {
       .orderBy(desc(events.id))
       .limit(ph("n"))
       .prepare();
-    const out: EventRow[] = [];
+    const out: StoredEvent[] = [];
     let scanned = 0;
     for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE))) {
       if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg + 1) * SEG_SIZE };
       const lo = seg * SEG_SIZE;
       const rows = query.all({ lo, upper: Math.min(upper, lo + SEG_SIZE - 1), n: limit - out.length });
-      for (const r of rows) out.push(toRow(r));
+      for (const r of rows) out.push(r);
       if (out.length === limit) return { events: out, nextCursor: out[out.length - 1]!.id };
     }
     return { events: out, nextCursor: null };
@@ -783,7 +797,19 @@ export class EventQueries {
   }
 }
 
-function toRow(r: { id: number; ts: number; nodeId: string | null; potId: string | null; potType: string | null; eventType: string; srcIp: string | null; data: string }): EventRow {
+/** An event row as read from the database: node id as decimal text, data as JSON text. */
+export interface StoredEvent {
+  id: number;
+  ts: number;
+  nodeId: string | null;
+  potId: string | null;
+  potType: string | null;
+  eventType: string;
+  srcIp: string | null;
+  data: string;
+}
+
+function toRow(r: StoredEvent): EventRow {
   return {
     id: r.id,
     ts: r.ts,

@@ -4,8 +4,8 @@
  */
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
-import { EventQueries, type EventFilter, type EventRow } from "../../db/event-store";
-import { toU64 } from "../../protocol/json";
+import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-store";
+import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
 import { TIME_FORMS, parseTimeArg } from "../../time";
@@ -78,29 +78,81 @@ export function toEventRecord(r: EventRow): EventRecord {
   return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"] }) => {
+const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
+
+/**
+ * A page as JSON text, written from the rows as stored: the same text as `stringify` of the
+ * EventPage of toEventRecord, without building the records or running a replacer over every
+ * value (most of a page's cost). `data` is parsed and written again, not copied: stored as the
+ * honeypot sent it, it may hold spaces, escapes or a repeated key that the API never shows.
+ */
+export function eventPageJson(page: { events: StoredEvent[]; nextCursor: number | null }): string {
+  let out = '{"events":[';
+  for (let i = 0; i < page.events.length; i++) {
+    const r = page.events[i]!;
+    // Exact u64 node ids nested in data need the exact parser and writer; everything else the native ones.
+    const data = r.data.includes('"node_id"') ? stringify(parseWithIds(r.data)) : JSON.stringify(JSON.parse(r.data));
+    out +=
+      (i === 0 ? "" : ",") +
+      `{"id":${r.id},"node_id":${r.nodeId === null ? "null" : BigInt(r.nodeId).toString()},"pot_id":${str(r.potId)},"pot_type":${str(r.potType)},` +
+      `"event_type":${JSON.stringify(r.eventType)},"timestamp":"${new Date(r.ts).toISOString()}","src_ip":${str(r.srcIp)},"data":${data}}`;
+  }
+  return out + `],"next_cursor":${page.nextCursor === null ? "null" : `"${page.nextCursor}"`}}`;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+/** Pages kept per version of the stored events: the latest page and a few filters dashboards poll. */
+const KEPT_PAGES = 32;
+
+/**
+ * GET /api/v1/events as a function of the request, for the plugin's route and for createApi's
+ * direct routes. A page is the same until the stored events change (`version`): consoles
+ * polling the latest page between two commits get the bytes of the first one's answer. Pages
+ * with `since` or `until` are not kept: `1h` moves with the clock.
+ */
+export function eventList(queries: EventQueries, version: () => number): (request: Request) => Response {
+  const pages = new Map<string, Uint8Array>();
+  let at = -1;
+  return (request) => {
+    const url = request.url;
+    const q = url.indexOf("?");
+    const key = q < 0 ? "" : url.slice(q + 1);
+    const v = version();
+    if (v !== at) {
+      pages.clear();
+      at = v;
+    }
+    const kept = pages.get(key);
+    if (kept !== undefined) return new Response(kept, { headers: JSON_HEADERS });
+    const query = EventQuery.parse(url);
+    const filter: EventFilter = {
+      potId: query.pot_id,
+      potType: query.pot_type,
+      eventType: query.event_type,
+      srcIp: query.src_ip,
+      since: timeParam("since", query.since),
+      until: timeParam("until", query.until),
+    };
+    if (query.node_id !== undefined) {
+      const id = toU64(query.node_id);
+      if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
+      filter.nodeId = id;
+    }
+    const page = queries.listStored(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
+    const body = new TextEncoder().encode(eventPageJson(page));
+    if (query.since === undefined && query.until === undefined && pages.size < KEPT_PAGES) pages.set(key, body);
+    return new Response(body, { headers: JSON_HEADERS });
+  };
+}
+
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; list?: (request: Request) => Response }) => {
   const queries = new EventQueries(deps.db);
+  const list = deps.list ?? eventList(queries, () => deps.ingest.version);
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
-      ({ request }) => {
-        const query = EventQuery.parse(request.url);
-        const filter: EventFilter = {
-          potId: query.pot_id,
-          potType: query.pot_type,
-          eventType: query.event_type,
-          srcIp: query.src_ip,
-          since: timeParam("since", query.since),
-          until: timeParam("until", query.until),
-        };
-        if (query.node_id !== undefined) {
-          const id = toU64(query.node_id);
-          if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
-          filter.nodeId = id;
-        }
-        const page = queries.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
-        return { events: page.events.map(toEventRecord), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
-      },
+      ({ request }) => list(request),
       {
         response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, since, until, limit, cursor'] }) },
         detail: {

@@ -16,9 +16,15 @@ export { RequestGuard, type Refusal } from "./browser";
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
 
+// One object for every anonymous request: authorize runs for each of them.
+const ALLOWED: AuthOutcome = Object.freeze({ ok: true, principal: ANONYMOUS });
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|\[::1\])$/i;
 
 export const isLoopback = (host: string) => LOOPBACK.test(host);
+
+/** A peer address on loopback, also as an IPv4-mapped IPv6 address (a dual-stack listener reports those). */
+const isLoopbackPeer = (address: string) => LOOPBACK.test(address.startsWith("::ffff:") ? address.slice(7) : address);
 
 export class Security {
   readonly tokens: TokenSet;
@@ -70,13 +76,29 @@ export class Security {
     return `INSECURE: ${message}`;
   }
 
+  /**
+   * Whether `authorize` can look at the client's address at all. Not when Core listens on
+   * loopback only (every client is local), spares local clients the limit and needs no token:
+   * then REST need not look the address up (a sixth of a health probe's cost).
+   */
+  get needsAddress(): boolean {
+    return this.tokens.enabled || (this.api.enabled && (this.config.api_rate_limit_loopback || !isLoopback(this.config.host)));
+  }
+
+  /** Whether the per-address REST limit counts this request (docs/configuration.md, api_rate_per_minute). */
+  private rateLimited(path: string, address: string): boolean {
+    // /health is fixed bytes, cheaper to answer than a 429; a local client (health checker,
+    // CLI, console on Core's host) is the operator's own unless api_rate_limit_loopback says not.
+    return this.api.enabled && path !== "/health" && (this.config.api_rate_limit_loopback || !isLoopbackPeer(address));
+  }
+
   /** Establishes who is asking over REST and whether they may (rate limit, token, role). */
   authorize(req: Request, path: string, address: string): AuthOutcome {
-    const wait = this.api.take(address);
+    const wait = this.rateLimited(path, address) ? this.api.take(address) : 0;
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
-    if (!this.tokens.enabled) return { ok: true, principal: ANONYMOUS };
+    if (!this.tokens.enabled) return ALLOWED;
     const needed = requiredRole(req.method, path);
-    if (needed === null) return { ok: true, principal: ANONYMOUS };
+    if (needed === null) return ALLOWED;
     return this.authenticate(req, new URL(req.url), address, needed);
   }
 

@@ -73,6 +73,7 @@ const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
   readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0, unreadable_timestamps: 0 };
+  version = 0;
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
@@ -201,11 +202,11 @@ export class EventPipeline implements Ingest {
   }
 
   problem(): string | null {
-    const problems: string[] = [];
-    if (this.writeError !== null) problems.push(`committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`);
+    // Asked on every GET /health: the healthy answer allocates nothing.
     const writer = this.opts.writer.problem?.() ?? null;
-    if (writer !== null) problems.push(writer);
-    return problems.length > 0 ? problems.join("; ") : null;
+    if (this.writeError === null) return writer;
+    const failing = `committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`;
+    return writer === null ? failing : `${failing}; ${writer}`;
   }
 
   /**
@@ -435,6 +436,7 @@ export class EventPipeline implements Ingest {
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
+    this.version++;
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
@@ -500,6 +502,7 @@ export class EventPipeline implements Ingest {
         const n = await this.opts.writer.retentionStep(cutoff, RETENTION_CHUNK);
         if (n === 0) break;
         total += n;
+        this.version++;
       }
       if (total > 0) this.log.info({ deleted: total, retention_days: this.cfg.retention_days }, "deleted events older than the retention period");
     } catch (e) {

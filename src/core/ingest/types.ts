@@ -39,6 +39,8 @@ export interface Ingest {
   /** Stores a NodeEvent (Started, Stopped, Alarm, Error) as an event of its node. */
   submitNodeEvent(nodeId: bigint, payload: unknown, source: IngestSource): void;
   readonly counters: IngestCounters;
+  /** Moves whenever the stored events change (a batch committed, old events deleted): a page read before it moved is still current. */
+  readonly version: number;
   /** Resolves when everything submitted so far is committed (or shutdown gave up on it). */
   flush(): Promise<void>;
   /**
