@@ -18,7 +18,7 @@ import { commandsApi } from "./api/commands";
 import { eventList, eventsApi } from "./api/events";
 import { nodesApi, registryLists } from "./api/nodes";
 import { streamApi } from "./api/stream";
-import { Security } from "./auth";
+import { bodyCap, Security } from "./auth";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
@@ -122,10 +122,10 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"] }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
-    // Bun refuses a larger body while it streams in (413), before any handler or auth runs;
-    // the default would buffer 128 MiB per request.
+    // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
+    // default would buffer 128 MiB per request); Core's own limit is checked below that.
     const api = bindOrExplain("api_port", config.host, config.api_port, () =>
-      app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: config.max_message_bytes }),
+      app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: bodyCap(config.max_message_bytes) }),
     );
     security.guard.ownPorts.add(api.server!.port!);
     stoppers.push(() => api.stop(true));

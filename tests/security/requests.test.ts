@@ -63,6 +63,20 @@ describe("request bodies are refused past the limit while they stream in", () =>
       body: JSON.stringify({ DeployPot: "x".repeat(100 * 1024) }),
     });
     expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: { code: "payload_too_large", message: "a body of 102416 bytes is over the limit of 65536 bytes (max_message_bytes)" } });
+  });
+
+  test("a streamed body just over the limit gets 413 in the error shape too", async () => {
+    await using core = await startTestCore({ max_message_bytes: 64 * 1024 });
+    const bytes = new TextEncoder().encode(JSON.stringify({ DeployPot: "x".repeat(100 * 1024) }));
+    const body = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 8192) c.enqueue(bytes.subarray(i, i + 8192));
+        c.close();
+      },
+    });
+    const res = await getJson(`${core.api}/api/v1/nodes/${BIG_ID}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+    expect({ status: res.status, body: res.body }).toEqual({ status: 413, body: { error: { code: "payload_too_large", message: "a body of 102416 bytes or more is over the limit of 65536 bytes (max_message_bytes)" } } });
   });
 
   test("24 concurrent chunked uploads do not grow Core's memory by their size", async () => {

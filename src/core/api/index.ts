@@ -37,6 +37,8 @@ function methodsFor(routes: { method: string; path: string }[], path: string): s
   return out;
 }
 
+const JSON_BODY = /^\s*application\/json\s*(;|$)/i;
+
 export interface ApiOptions {
   logger: Logger;
   security: Security;
@@ -146,6 +148,21 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     serve: { routes: directRoutes },
   })
     .onRequest(({ request, server }) => admit(request, server, pathOf(request.url)) ?? undefined)
+    // A declared body over the limit never gets here (the guard refuses it unread); a streamed
+    // one is read up to Bun's cap (`bodyCap`, auth/browser.ts) and measured, so every 413 has the error shape.
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
+      if (request.headers.get("content-length") !== null) return;
+      const bytes = await request.arrayBuffer();
+      const limit = security.config.max_message_bytes;
+      if (bytes.byteLength > limit) throw new ApiError(413, "payload_too_large", `a body of ${bytes.byteLength} bytes or more is over the limit of ${limit} bytes (max_message_bytes)`);
+      const text = new TextDecoder().decode(bytes);
+      if (!JSON_BODY.test(contentType)) return text;
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new ApiError(400, "bad_json", "request body is not valid JSON");
+      }
+    })
     .onError({ as: "global" }, ({ code, error, request }) => {
       // Checked by class, not by `code`: plugins are separate instances that do not share registered error names.
       if (error instanceof ApiError) return failure(error, request);
@@ -165,7 +182,12 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
         const detail = first ? `${where}${first.path ? " " + first.path.replace(/^\//, "") : ""}: ${first.summary ?? first.message}` : error.message;
         return json(400, errorBody("bad_request", `invalid request: ${detail}`));
       }
-      if (code === "PARSE") return json(400, errorBody("bad_json", "request body is not valid JSON"));
+      if (code === "PARSE") {
+        // Elysia wraps what the body parser threw (onParse's 413, its bad_json) in a ParseError.
+        const cause = (error as { cause?: unknown }).cause;
+        if (cause instanceof ApiError) return failure(cause, request);
+        return json(400, errorBody("bad_json", "request body is not valid JSON"));
+      }
       return failure(error, request);
     })
     // bigint ids must reach the wire as exact integers, which JSON.stringify cannot do.
@@ -188,7 +210,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
               "Node ids are unsigned 64-bit integers and are written as exact JSON integers. Errors have the shape `{\"error\":{\"code\",\"message\"}}`. " +
               "Every operation refuses, before anything else: a Host header that is not Core's (421 `misdirected_request`; see `allowed_hosts`), a browser Origin " +
               "that is not Core's own on a WebSocket or a state-changing request (403 `forbidden_origin`; see `allowed_origins`), a request body that is not " +
-              "`application/json` (415 `unsupported_media_type`), a body over `max_message_bytes` (413, while it streams in), and a query parameter it does not take (400). " +
+              "`application/json` (415 `unsupported_media_type`), a body over `max_message_bytes` (413 `payload_too_large`, before or while it streams in), and a query parameter it does not take (400). " +
               "A token goes in `Authorization: Bearer`; `?token=` is accepted on WebSocket upgrades only.",
           },
           tags: [
