@@ -6,6 +6,8 @@
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
 import { CommandStore } from "../db/command-store";
+import { EventQueries } from "../db/event-store";
+import { OutputStore } from "../db/output-store";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
@@ -16,16 +18,19 @@ import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { eventsApi } from "./api/events";
 import { nodesApi } from "./api/nodes";
+import { outputsApi } from "./api/outputs";
 import { streamApi } from "./api/stream";
 import { Security } from "./auth";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
 import { startNodeChannel } from "./node-channel";
+import { Outputs } from "./outputs";
 import { FeedHub } from "./proxy/feed-hub";
 import { startProxy, type ProxyHandle } from "./proxy/server";
 import { isFeedKind } from "./proxy/topics";
 import { Registry } from "./registry";
+import { Rules } from "./rules";
 import { tlsOptions } from "./tls";
 
 export interface CoreHandle {
@@ -37,6 +42,9 @@ export interface CoreHandle {
   readonly security: Security;
   /** The in-process WebSocket proxy (clients, cut-off count). */
   readonly proxy: ProxyHandle;
+  /** Outputs and alert rules (docs/outputs.md). */
+  readonly outputs: Outputs;
+  readonly rules: Rules;
   stop(): Promise<void>;
 }
 
@@ -75,7 +83,20 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       db.$client.close();
     }
   };
+  // Outputs and rules read committed events from the store on their own positions; a commit
+  // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
+  const outputStore = new OutputStore(db);
+  const eventSource = new EventQueries(db);
+  const outputs = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
+  const rules = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
+  stoppers.push(() => rules.stop(), () => outputs.stop());
   try {
+    outputs.start(config.outputs);
+    rules.start(config.rules);
+    stoppers.push(ingest.onCommit((lastId) => {
+      outputs.committed(lastId);
+      rules.committed(lastId);
+    }));
     const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
         host: config.host,
@@ -115,7 +136,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats(), outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;
@@ -153,6 +174,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       hub,
       proxy,
       security,
+      outputs,
+      rules,
       stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
     };
   } catch (e) {

@@ -73,6 +73,8 @@ describe("events", () => {
       window_events: 9,
       ingest: { received: 13, committed: 12, rejected: 1, connections: 1, pending: 0, duplicates: 0, unreadable_timestamps: 0 },
       security: { auth_enabled: false, node_auth_enabled: false, tls: false, auth_failures: 0, forbidden: 0, node_auth_failures: 0, rate_limited: { api: 0, ws_commands: 0 }, connections_refused: { node: 0, events: 0, ws: 0 } },
+      outputs: [],
+      rules: { state: "idle" as const, position: 12, lag: 0, delivered: 0, failed: 0, dropped: 0, last_error: null, last_delivery_at: null, alerts: 0, suppressed: {} },
       top: { src_ips: [{ value: "203.0.113.7", count: 9 }], usernames: [{ value: "root", count: 4 }], passwords: [], event_types: [{ value: "cowrie.login.failed", count: 4 }] },
     };
     expect(statsText(stats).split("\n")).toEqual([

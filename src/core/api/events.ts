@@ -12,7 +12,7 @@ import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
 import { noQuery, queryParams } from "./query";
-import { statsApi, type Stats } from "./stats";
+import { statsApi, type OutputsStats, type Stats } from "./stats";
 
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
@@ -78,7 +78,7 @@ export function toEventRecord(r: EventRow): EventRecord {
   return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"] }) => {
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; outputs?: OutputsStats }) => {
   const queries = new EventQueries(deps.db);
   return new Elysia({ name: "events" })
     .get(
@@ -129,5 +129,5 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security }));
+    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, outputs: deps.outputs }));
 };
