@@ -16,6 +16,7 @@ describe("syslog output against a real rsyslogd", () => {
 
     await sendEvents(core, numbered(1, 5, { username: "root", password: "123456" }));
     await waitFor(() => seqs().length >= 5, "5 messages in rsyslog's file");
+    await waitFor(async () => (await outputStatus(core, "siem")).lag === 0, "the batches confirmed");
     const first = rsyslog.lines()[0]!;
     // local0 (16) * 8 + informational (6)
     expect({ ...first, msg: JSON.parse(first.msg) }).toMatchObject({

@@ -42,6 +42,7 @@ describe("webhook output", () => {
         await using core = await startTestCore(config);
         await sendEvents(core, numbered(1, 10));
         await waitFor(() => r.seqs().length >= 10, "the first 10 events");
+        await waitFor(async () => (await outputStatus(core, "hook")).lag === 0, "the answers");
         r.server.stop(true);
         seen.push(...r.seqs());
 
