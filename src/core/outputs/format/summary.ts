@@ -3,7 +3,12 @@ import { isAlert, type OutEvent } from "../event";
 
 const q = (v: unknown): string | null => (typeof v === "string" || typeof v === "number" ? String(v) : null);
 
+/** One line whatever the attacker typed: line breaks become ` ↵ `. */
 export function summary(e: OutEvent): string {
+  return line(e).replace(/\r\n|\r|\n/g, " ↵ ");
+}
+
+function line(e: OutEvent): string {
   const where = [e.pot_id, e.pot_type].filter(Boolean).join(" ");
   const from = e.src_ip ? ` from ${e.src_ip}` : "";
   const geo = e.geo?.country ? ` (${e.geo.country}${e.geo.asn ? `, AS${e.geo.asn}` : ""})` : "";
