@@ -9,7 +9,11 @@ import { octetCounted, toRfc5424 } from "../../src/core/outputs/format/rfc5424";
 import { parseOutput, redact } from "../../src/core/outputs/model";
 import { selector } from "../../src/core/outputs/select";
 import { fillTemplate } from "../../src/core/outputs/sink";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { loadCoreConfig } from "../../src/config";
+import { parseRule } from "../../src/core/rules/model";
+import { ROOT, getJson, startTestCore } from "../helpers";
 
 const TS = Date.parse("2026-11-23T04:00:00.123Z");
 const ev = (o: Partial<OutEvent> = {}): OutEvent => ({
@@ -113,4 +117,13 @@ describe("definitions and routing", () => {
     expect([1, 2, 3, 4, 5, 30].map((a) => backoffMs(a, p, 0.999999))).toEqual([100, 200, 400, 800, 1000, 1000]);
     expect([1, 2, 5].map((a) => backoffMs(a, p, 0))).toEqual([50, 100, 500]);
   });
+});
+
+test("the sample config (docs/examples/outputs.json) is valid and starts", async () => {
+  const path = join(ROOT, "docs", "examples", "outputs.json");
+  const config = loadCoreConfig({ config: path }, {});
+  expect(config.outputs.map((o) => parseOutput(o).ok)).toEqual(config.outputs.map(() => true));
+  expect(config.rules.map((r) => parseRule(r).ok)).toEqual(config.rules.map(() => true));
+  await using core = await startTestCore({ outputs: config.outputs.filter((o) => o.type === "webhook"), rules: config.rules });
+  expect((await getJson(`${core.api}/api/v1/rules`)).body.rules.map((r: any) => r.rule.name)).toEqual(["successful-login", "download-command", "brute-force", "new-asn"]);
 });

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { startTestCore, tempDir } from "../helpers";
+import { makeCertificates } from "../helpers/tls";
 import { failedAtLeast, numbered, outputStatus, sendEvents, waitFor } from "../helpers/outputs";
 import { Rsyslog } from "../helpers/rsyslog";
 
@@ -56,4 +58,41 @@ describe("syslog output against a real rsyslogd", () => {
     // rsyslog shows the LEEF tab separators as #011 (its control-character escape).
     expect(leef.msg.replace(/#011/g, "\t")).toMatch(/^LEEF:2\.0\|HoneyBee\|HoneyBee Core\|[^|]+\|cowrie\.command\.input\|x09\|devTime=\d+\tdevTimeFormat=epoch\tcat=cowrie\.command\.input\tsev=4\tsrc=203\.0\.113\.7\tsrcPort=40022\t/);
   });
+});
+
+test("TLS: the receiver's certificate is checked against tls_ca; frames are octet-counted", async () => {
+  using dir = tempDir();
+  const certs = makeCertificates(dir.path);
+  let text = "";
+  const server = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    tls: { cert: readFileSync(certs.cert, "utf8"), key: readFileSync(certs.key, "utf8") },
+    socket: { data: (_s, chunk) => void (text += chunk.toString()) },
+  });
+  try {
+    await using core = await startTestCore({
+      outputs: [
+        { name: "tls", type: "syslog", host: "127.0.0.1", port: server.port, protocol: "tls", tls_ca: certs.ca },
+        // Without the CA the system's roots do not know this certificate: refused, retried.
+        { name: "untrusted", type: "syslog", host: "127.0.0.1", port: server.port, protocol: "tls", retry: { min_backoff_ms: 20, max_backoff_ms: 50 } },
+      ],
+    });
+    await sendEvents(core, numbered(1, 3));
+    const frames = await waitFor(() => {
+      const out: string[] = [];
+      let rest = text;
+      for (let m = /^(\d+) /.exec(rest); m; m = /^(\d+) /.exec(rest)) {
+        const body = Buffer.from(rest.slice(m[0].length)).subarray(0, Number(m[1])).toString();
+        out.push(body);
+        rest = rest.slice(m[0].length + body.length);
+      }
+      return out.length >= 3 ? out : null;
+    }, "3 frames over TLS");
+    expect(frames.map((f) => JSON.parse(f.slice(f.indexOf("] ") + 2)).data.seq)).toEqual([1, 2, 3]);
+    await failedAtLeast(core, "untrusted", 1);
+    expect((await outputStatus(core, "untrusted")).last_error).toMatch(/certificate/i);
+  } finally {
+    server.stop(true);
+  }
 });

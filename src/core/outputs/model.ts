@@ -120,7 +120,10 @@ export const OUTPUT_SCHEMAS = { webhook: WebhookOutput, syslog: SyslogOutput, mq
 export type OutputType = keyof typeof OUTPUT_SCHEMAS;
 export const OUTPUT_TYPES = Object.keys(OUTPUT_SCHEMAS) as OutputType[];
 
-export const OutputDefinition = Type.Union([WebhookOutput, SyslogOutput, MqttOutput, NatsOutput, FileOutput], { description: "An output (docs/outputs.md)." });
+export const OutputDefinition = Type.Union([WebhookOutput, SyslogOutput, MqttOutput, NatsOutput, FileOutput], {
+  description: "An output (docs/outputs.md): `type` webhook, syslog, mqtt, nats or file, and that type's fields.",
+  example: { name: "siem", type: "syslog", host: "siem.example.org", port: 514, protocol: "tcp", format: "cef", event_types: ["*"] },
+});
 export type WebhookOutput = Static<typeof WebhookOutput>;
 export type SyslogOutput = Static<typeof SyslogOutput>;
 export type MqttOutput = Static<typeof MqttOutput>;

@@ -53,7 +53,10 @@ export const AlertRule = Type.Object(
     ),
     outputs: Type.Optional(Type.Array(Name, { maxItems: 64, default: [], description: "Outputs that get this rule's alerts (besides those whose event_types take `alert.*`)." })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    example: { name: "download-command", severity: "high", match: { event_type: "cowrie.command.input", fields: [{ field: "data.input", regex: "\\b(wget|curl|tftp)\\b" }] }, cooldown_ms: 600000, outputs: ["slack"] },
+  },
 );
 export type AlertRule = Static<typeof AlertRule>;
 export type RuleMatch = Static<typeof RuleMatch>;
