@@ -46,7 +46,11 @@ describe("NATS output against nats-server", () => {
     using relay = new Relay(NATS).up();
     const sub = await natsConnect({ servers: `nats://127.0.0.1:${NATS}` });
     const got: { subject: string; event: any }[] = [];
-    const subscription = sub.subscribe(`hb-test-${run}.>`, { callback: (_err, msg) => got.push({ subject: msg.subject, event: parseWithIds(msg.string()) }) });
+    const subscription = sub.subscribe(`hb-test-${run}.>`, {
+      callback: (_err, msg) => {
+        got.push({ subject: msg.subject, event: parseWithIds(msg.string()) });
+      },
+    });
     await sub.flush();
     try {
       await using core = await startTestCore({

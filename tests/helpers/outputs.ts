@@ -17,11 +17,11 @@ export const numbered = (from: number, n: number, extra: Record<string, unknown>
  * back off), so this checks on each turn of a short timer up to `ms`; a target that never
  * gets there fails the test with `what`.
  */
-export async function waitFor<T>(check: () => Promise<T> | T, what: string, ms = 20_000): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T> | T, what: string, ms = 20_000): Promise<Exclude<T, null | undefined | false>> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
-    if (v) return v;
+    if (v) return v as Exclude<T, null | undefined | false>;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(10);
   }

@@ -27,7 +27,7 @@ export function mqttSink(def: MqttOutput): Sink {
   return {
     async send(events) {
       if (closed) throw new Error("output stopped");
-      if (!client || !client.connected) {
+      if (!client?.connected) {
         drop();
         // Reconnecting is the reader's job (with its backoff): MQTT.js's own would queue
         // messages out of our sight.
