@@ -45,6 +45,8 @@ export interface ReaderOptions {
   /** Where a reader without a stored position starts. */
   from: "latest" | "earliest";
   select: (e: OutEvent) => boolean;
+  /** True while the reader would take nothing (no alert rules): it moves to the newest event without reading any. */
+  skipAll?: () => boolean;
   deliver: (events: OutEvent[]) => Promise<void>;
   logger: Logger;
 }
@@ -144,6 +146,13 @@ export class StoreReader {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      if (this.o.skipAll?.()) {
+        this.pos = Math.max(this.pos, this.o.source.lastId());
+        this.save();
+        this.state = "idle";
+        await this.sleep(IDLE_POLL_MS, true);
+        continue;
+      }
       const rows = this.o.source.after(this.pos, READ_ROWS);
       if (rows.length === 0) {
         this.save();

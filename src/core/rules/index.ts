@@ -83,7 +83,9 @@ export class Rules {
       retry: { minMs: 500, maxMs: 30_000, maxAttempts: 0 },
       from: "latest",
       // Alerts never raise alerts.
-      select: (e) => !isAlert(e) && this.engine.size > 0,
+      select: (e) => !isAlert(e),
+      // Without rules, events are not even read (a rule applies from the next event on).
+      skipAll: () => this.engine.size === 0,
       deliver: (events) => this.deliver(events),
       logger: this.deps.logger,
     });
