@@ -6,7 +6,7 @@
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
 import { CommandStore } from "../db/command-store";
-import { EventQueries } from "../db/event-store";
+import { EventReader } from "../db/event-reader";
 import { OutputStore } from "../db/output-store";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { RegistryStore } from "../db/registry-store";
@@ -86,7 +86,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   // Outputs and rules read committed events from the store on their own positions; a commit
   // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
   const outputStore = new OutputStore(db);
-  const eventSource = new EventQueries(db);
+  const eventSource = new EventReader(db);
   const outputs = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
   const rules = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
   stoppers.push(() => rules.stop(), () => outputs.stop());

@@ -6,7 +6,7 @@
  * The writer runs in the ingest worker thread (or inline for `:memory:` databases); the
  * queries run on the main thread's connection, reading committed data beside it (WAL).
  */
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
@@ -642,16 +642,6 @@ export class EventQueries {
   get(id: number): EventRow | null {
     const r = this.select().where(eq(events.id, id)).get();
     return r ? toRow(r) : null;
-  }
-
-  /** Up to `limit` events with ids above `position`, oldest first: how outputs and rules read (docs/outputs.md). */
-  after(position: number, limit: number): EventRow[] {
-    return this.select().where(gt(events.id, position)).orderBy(asc(events.id)).limit(limit).all().map(toRow);
-  }
-
-  /** The id of the newest committed event, 0 when there is none. */
-  lastId(): number {
-    return this.db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0;
   }
 
   list(filter: EventFilter, limit: number, cursor: number | null): EventPage {

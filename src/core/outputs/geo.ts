@@ -14,9 +14,11 @@ export function withGeo(source: EventSource, geoOf: GeoOf): EventSource {
     lastId: () => source.lastId(),
     after: (position, limit) =>
       source.after(position, limit).map((e): OutEvent => {
-        if (e.geo !== undefined || e.src_ip === null) return e;
-        const geo = geoOf(e.src_ip);
-        return geo ? { ...e, geo } : e;
+        if (e.geo === undefined && e.src_ip !== null) {
+          const geo = geoOf(e.src_ip);
+          if (geo) e.geo = geo;
+        }
+        return e;
       }),
   };
 }
