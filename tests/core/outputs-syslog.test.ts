@@ -96,3 +96,18 @@ test("TLS: the receiver's certificate is checked against tls_ca; frames are octe
     server.stop(true);
   }
 });
+
+test("a delivery stuck connecting does not hold up Core's stop", async () => {
+  // Accepts connections and never answers: a TLS handshake to it waits for the connect timeout (10 s).
+  const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  try {
+    const core = await startTestCore({ outputs: [{ name: "stuck", type: "syslog", host: "127.0.0.1", port: silent.port, protocol: "tls" }] });
+    await sendEvents(core, numbered(1, 1));
+    await waitFor(async () => (await outputStatus(core, "stuck")).state === "delivering", "the output connecting");
+    const started = performance.now();
+    await core.stop();
+    expect(performance.now() - started).toBeLessThan(5000);
+  } finally {
+    silent.stop(true);
+  }
+});

@@ -39,6 +39,10 @@ export function mqttSink(def: MqttOutput): Sink {
           throw new Error(`cannot connect to ${def.url}: ${(e as Error).message}`);
         });
         client.on("error", () => {});
+        if (closed) {
+          drop();
+          throw new Error("output stopped");
+        }
       }
       const c = client;
       const lost = new Promise<never>((_, reject) => c.once("close", () => reject(new Error(`connection to ${def.url} closed`))));

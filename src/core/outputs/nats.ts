@@ -34,6 +34,10 @@ export function natsSink(def: NatsOutput): Sink {
         nc = await connect({ servers: def.servers, user: def.user, pass: def.pass, token: def.token, reconnect: false, timeout, name: `honeybee-${def.name}` }).catch((e) => {
           throw new Error(`cannot connect to ${String(def.servers)}: ${(e as Error).message}`);
         });
+        if (closed) {
+          drop();
+          throw new Error("output stopped");
+        }
       }
       const c = nc;
       try {

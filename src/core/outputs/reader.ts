@@ -76,8 +76,11 @@ export class StoreReader {
   private idle = false;
   private loop: Promise<void> | null = null;
   private readonly warn: RateLimitedLog;
+  /** Rejects when the reader stops, so a delivery stuck connecting does not hold up a shutdown. */
+  private readonly stopping = Promise.withResolvers<never>();
 
   constructor(private readonly o: ReaderOptions) {
+    this.stopping.promise.catch(() => {});
     const stored = o.positions.position(o.key);
     this.pos = stored ?? (o.from === "earliest" ? 0 : o.source.lastId());
     this.persisted = this.pos;
@@ -104,6 +107,7 @@ export class StoreReader {
   /** Stops after the delivery in progress (or at once when `abort` makes it fail); the position is saved. */
   async stop(abort?: () => Promise<void>): Promise<void> {
     this.stopped = true;
+    this.stopping.reject(new Error("output stopped"));
     this.wake?.();
     await abort?.();
     await this.loop;
@@ -139,21 +143,33 @@ export class StoreReader {
 
   private save(): void {
     if (this.persisted === this.pos) return;
-    this.o.positions.setPosition(this.o.key, this.pos);
-    this.persisted = this.pos;
+    try {
+      this.o.positions.setPosition(this.o.key, this.pos);
+      this.persisted = this.pos;
+    } catch (e) {
+      // The position stays in memory and is written next time; a crash meanwhile repeats deliveries, never skips them.
+      this.warn.warn(`${this.o.key}:save`, { err: (e as Error).message }, "cannot save the position");
+    }
     this.persistedAt = Date.now();
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      if (this.o.skipAll?.()) {
-        this.pos = Math.max(this.pos, this.o.source.lastId());
-        this.save();
-        this.state = "idle";
-        await this.sleep(IDLE_POLL_MS, true);
+      let rows: OutEvent[];
+      try {
+        if (this.o.skipAll?.()) {
+          this.pos = Math.max(this.pos, this.o.source.lastId());
+          rows = [];
+        } else {
+          rows = this.o.source.after(this.pos, READ_ROWS);
+        }
+      } catch (e) {
+        // A database that cannot be read now (locked, damaged, gone) is retried like a destination.
+        this.lastError = `reading events: ${(e as Error).message}`;
+        this.warn.warn(`${this.o.key}:read`, { err: this.lastError }, "cannot read events; retrying");
+        await this.sleep(this.o.retry.maxMs, false);
         continue;
       }
-      const rows = this.o.source.after(this.pos, READ_ROWS);
       if (rows.length === 0) {
         this.save();
         this.state = "idle";
@@ -180,7 +196,7 @@ export class StoreReader {
       if (this.stopped) return false;
       this.state = attempt === 1 ? "delivering" : "retrying";
       try {
-        await this.o.deliver(batch);
+        await Promise.race([this.o.deliver(batch), this.stopping.promise]);
         this.counts.delivered += batch.length;
         this.lastDeliveryAt = Date.now();
         if (this.lastError !== null) this.o.logger.info({ events: batch.length }, "delivering works again");

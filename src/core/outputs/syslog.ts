@@ -91,6 +91,11 @@ function streamSink(def: SyslogOutput, port: number, options: SyslogOptions): Si
       if (closed) throw new Error("output stopped");
       socket ??= await connect();
       const s = socket;
+      if (closed) {
+        s.destroy();
+        socket = null;
+        throw new Error("output stopped");
+      }
       const data = events.map((e) => octetCounted(toRfc5424(e, options))).join("");
       const gone = new Promise<never>((_, reject) => (onBreak = reject));
       gone.catch(() => {});
