@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { parseWithIds } from "../../src/protocol/json";
+import { sha256 } from "../../src/core/auth";
 import { getJson, startTestCore, tempDir } from "../helpers";
 import { failedAtLeast, numbered, outputStatus, sendEvents, waitFor } from "../helpers/outputs";
 
@@ -99,4 +100,31 @@ describe("webhook output", () => {
       r.server.stop(true);
     }
   });
+});
+
+test("outputs and rules are changed with the operator role only; a read token lists them", async () => {
+  const READ = "read-token-0123456789";
+  const OPERATOR = "operator-token-0123456789";
+  await using core = await startTestCore({
+    tokens: [
+      { name: "viewer", role: "read", sha256: sha256(READ) },
+      { name: "alice", role: "operator", sha256: sha256(OPERATOR) },
+    ],
+  });
+  const as = (token: string, method: string, path: string, body?: unknown) =>
+    getJson(`${core.api}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const output = { name: "ecs", type: "file", path: "/dev/null" };
+  expect((await as(READ, "POST", "/api/v1/outputs", output)).status).toBe(403);
+  expect((await as(READ, "POST", "/api/v1/rules", { name: "r" })).status).toBe(403);
+  expect((await as(OPERATOR, "POST", "/api/v1/outputs", output)).status).toBe(201);
+  expect((await as(OPERATOR, "POST", "/api/v1/rules", { name: "r", outputs: ["ecs"] })).status).toBe(201);
+  expect((await as(READ, "GET", "/api/v1/outputs")).body.outputs.map((o: any) => o.definition.name)).toEqual(["ecs"]);
+  expect((await as(READ, "GET", "/api/v1/rules")).body.rules.map((r: any) => r.rule.name)).toEqual(["r"]);
+  expect((await as(READ, "DELETE", "/api/v1/outputs/ecs")).status).toBe(403);
+  expect((await getJson(`${core.api}/api/v1/outputs`)).status).toBe(401);
+});
+
+test("a bad output or rule in the config file stops Core with the field at fault", async () => {
+  await expect(startTestCore({ outputs: [{ name: "siem", type: "syslog" }] })).rejects.toThrow('invalid value for "outputs": invalid syslog output: /host Expected required property (docs/outputs.md)');
+  await expect(startTestCore({ rules: [{ name: "r", match: { src_ip: "300.1.1.1" } }] })).rejects.toThrow('invalid value for "rules": invalid rule: src_ip: "300.1.1.1" is not an address or CIDR block (docs/outputs.md)');
 });
