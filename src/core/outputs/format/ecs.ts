@@ -68,7 +68,7 @@ export function toEcs(e: OutEvent): Record<string, unknown> {
       as: e.geo?.asn ? { number: e.geo.asn, organization: e.geo.as_org ? { name: e.geo.as_org } : undefined } : undefined,
     },
     destination: { ip: str(d.dst_ip), port: port(d.dst_port) },
-    network: { protocol: str(d.protocol), transport: "tcp" },
+    network: { protocol: str(d.protocol) },
     user: username ? { name: username } : undefined,
     related: { user: username ? [username] : undefined, ip: e.src_ip ? [e.src_ip] : undefined },
     process: str(d.input) ? { command_line: str(d.input) } : undefined,
