@@ -5,7 +5,7 @@ import { fileSink, rotatedFiles } from "../../src/core/outputs/file";
 import type { OutEvent } from "../../src/core/outputs/event";
 import { toEcs } from "../../src/core/outputs/format/ecs";
 import { stringify } from "../../src/protocol/json";
-import { startTestCore, tempDir } from "../helpers";
+import { getJson, startTestCore, tempDir } from "../helpers";
 import { failedAtLeast, numbered, outputStatus, sendEvents, waitFor } from "../helpers/outputs";
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -78,4 +78,21 @@ describe("file output", () => {
       await sink.close();
     }
   });
+});
+
+test("an output working through a backlog leaves Core answering meanwhile", async () => {
+  using dir = tempDir();
+  await using core = await startTestCore({ batch_size: 4096 });
+  await sendEvents(core, numbered(1, 20_000));
+  const added = await getJson(`${core.api}/api/v1/outputs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "ecs", type: "file", path: join(dir.path, "backlog.ndjson"), from: "earliest", batch_size: 1000 }),
+  });
+  expect(added.status).toBe(201);
+  // The answer came while the output was still catching up: it yields between reads.
+  expect((await getJson(`${core.api}/health`)).status).toBe(200);
+  expect(core.outputs.stats()[0]!.lag).toBeGreaterThan(0);
+  await waitFor(() => core.outputs.stats()[0]!.lag === 0, "the backlog shipped");
+  expect(lines(join(dir.path, "backlog.ndjson"))).toHaveLength(20_000);
 });

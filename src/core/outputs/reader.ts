@@ -185,6 +185,9 @@ export class StoreReader {
       }
       if (this.stopped) return;
       this.pos = rows[rows.length - 1]!.id;
+      // A backlog read and written without waiting (a file, skipped events) would otherwise keep
+      // the event loop, and with it the sockets that receive events, to itself until caught up.
+      await new Promise((resolve) => setImmediate(resolve));
       if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
     }
   }
