@@ -18,6 +18,7 @@ export const TEST_TOOLS = [
   { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },
   { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI test (headless browser)" },
   { command: ["ip"], pkg: "iproute2", usedBy: "the README walkthrough test (its own network namespace)" },
+  { command: ["rsyslogd"], pkg: "rsyslog", usedBy: "the syslog output tests (a private rsyslogd; it is in /usr/sbin, which must be on PATH)" },
 ] as const;
 
 export type TestTool = (typeof TEST_TOOLS)[number];

@@ -102,6 +102,17 @@ export const CoreConfig = Type.Object({
       "A registered node (which sends a heartbeat every 30 s), or an event stream that opened with EventStreamHello, silent this long is closed (0: never). Event streams without a hello are not closed once they have sent a line.",
   }),
   auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10, description: "Failed authentications per minute per address before it is refused for a while." }),
+  // ---- Outputs and alert rules (docs/outputs.md) ----
+  // Each definition is checked against its own type's schema when Core starts (src/core/outputs/model.ts), which names the field at fault.
+  outputs: Type.Array(Type.Unsafe<{ name: string; type: string; [field: string]: unknown }>(Type.Object({ name: Type.String(), type: Type.String() })), {
+    default: [],
+    description:
+      "Outputs that ship events and alerts (webhook, syslog, mqtt, nats, file), each `{name, type, ...}` as in docs/outputs.md; more can be added over REST (`POST /api/v1/outputs`). Checked at start: a bad one stops Core with its problem.",
+  }),
+  rules: Type.Array(Type.Unsafe<{ name: string; [field: string]: unknown }>(Type.Object({ name: Type.String() })), {
+    default: [],
+    description: "Alert rules, each `{name, match, threshold, new_value, cooldown_ms, outputs, ...}` as in docs/outputs.md; more can be added over REST (`POST /api/v1/rules`).",
+  }),
 });
 export type CoreConfig = Static<typeof CoreConfig>;
 

@@ -87,5 +87,26 @@ export function statsText(s: Stats, width?: number): string {
     if (rows.length === 0) continue;
     lines.push("", renderTable([{ header, value: (r: { value: string }) => r.value, shrink: true }, { header: "COUNT", value: (r) => String(r.count), right: true }], rows, width));
   }
+  // Outputs only when there are any (docs/outputs.md): where a stalled one shows first.
+  const outputs = s.outputs ?? [];
+  if (outputs.length > 0) {
+    type O = Stats["outputs"][number];
+    lines.push(
+      "",
+      renderTable<O>(
+        [
+          { header: "OUTPUT", value: (o) => `${o.name} (${o.type})`, shrink: true },
+          { header: "STATE", value: (o) => o.state },
+          { header: "LAG", value: (o) => String(o.lag), right: true },
+          { header: "DELIVERED", value: (o) => String(o.delivered), right: true },
+          { header: "FAILED", value: (o) => String(o.failed), right: true },
+          { header: "LAST ERROR", value: (o) => o.last_error ?? "", shrink: true },
+        ],
+        outputs,
+        width,
+      ),
+    );
+  }
+  if (s.rules && s.rules.alerts > 0) lines.push("", `Alerts raised since Core started: ${s.rules.alerts}`);
   return lines.join("\n");
 }

@@ -7,6 +7,8 @@ import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
 import { CommandStore } from "../db/command-store";
 import { EventQueries } from "../db/event-store";
+import { EventReader } from "../db/event-reader";
+import { OutputStore } from "../db/output-store";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
@@ -17,16 +19,19 @@ import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { eventList, eventsApi } from "./api/events";
 import { nodesApi, registryLists } from "./api/nodes";
+import { outputsApi } from "./api/outputs";
 import { streamApi } from "./api/stream";
 import { bodyCap, Security } from "./auth";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
 import { startNodeChannel } from "./node-channel";
+import { Outputs } from "./outputs";
 import { FeedHub } from "./proxy/feed-hub";
 import { startProxy, type ProxyHandle } from "./proxy/server";
 import { isFeedKind } from "./proxy/topics";
 import { Registry } from "./registry";
+import { Rules } from "./rules";
 import { tlsOptions } from "./tls";
 
 export interface CoreHandle {
@@ -38,6 +43,9 @@ export interface CoreHandle {
   readonly security: Security;
   /** The in-process WebSocket proxy (clients, cut-off count). */
   readonly proxy: ProxyHandle;
+  /** Outputs and alert rules (docs/outputs.md). */
+  readonly outputs: Outputs;
+  readonly rules: Rules;
   stop(): Promise<void>;
 }
 
@@ -76,7 +84,20 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       db.$client.close();
     }
   };
+  // Outputs and rules read committed events from the store on their own positions; a commit
+  // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
+  const outputStore = new OutputStore(db);
+  const eventSource = new EventReader(db);
+  const outputs = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
+  const rules = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
+  stoppers.push(() => rules.stop(), () => outputs.stop());
   try {
+    outputs.start(config.outputs);
+    rules.start(config.rules);
+    stoppers.push(ingest.onCommit((lastId) => {
+      outputs.committed(lastId);
+      rules.committed(lastId);
+    }));
     const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
         host: config.host,
@@ -119,7 +140,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       health: () => ingest.problem(),
       dbPath: config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"] }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules)],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
@@ -157,6 +178,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       hub,
       proxy,
       security,
+      outputs,
+      rules,
       stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
     };
   } catch (e) {

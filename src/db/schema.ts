@@ -159,3 +159,39 @@ export const nodeSecrets = sqliteTable("node_secrets", {
   eventsStep: integer("events_step").notNull().default(0),
   createdAt: integer("created_at").notNull(),
 });
+
+/**
+ * Where each reader of the stored events has got to (docs/outputs.md): `output:<name>` for an
+ * output, `rules` for the alert rules. `position` is the id of the last event it is done
+ * with; it moves only after delivery, so a restart goes on from there.
+ */
+export const readerPositions = sqliteTable("reader_positions", {
+  reader: text("reader").primaryKey(),
+  position: integer("position").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** Outputs defined over REST (those of the config file live there); `definition` is the JSON body. */
+export const outputs = sqliteTable("outputs", {
+  name: text("name").primaryKey(),
+  type: text("type").notNull(),
+  definition: text("definition").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+/** Alert rules defined over REST; `definition` is the JSON body. */
+export const alertRules = sqliteTable("alert_rules", {
+  name: text("name").primaryKey(),
+  definition: text("definition").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+
+/** Values a `new_value` rule has seen (a new ASN stays new only once, across restarts). */
+export const ruleSeen = sqliteTable(
+  "rule_seen",
+  {
+    rule: text("rule").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.rule, t.value] })],
+);

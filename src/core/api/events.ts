@@ -12,7 +12,7 @@ import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
 import { noQuery, queryParams } from "./query";
-import { statsApi, type Stats } from "./stats";
+import { statsApi, type OutputsStats, type Stats } from "./stats";
 
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
@@ -146,7 +146,7 @@ export function eventList(queries: EventQueries, version: () => number): (reques
   };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; list?: (request: Request) => Response }) => {
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; list?: (request: Request) => Response; outputs?: OutputsStats }) => {
   const queries = new EventQueries(deps.db);
   const list = deps.list ?? eventList(queries, () => deps.ingest.version);
   return new Elysia({ name: "events" })
@@ -181,5 +181,5 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security }));
+    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, outputs: deps.outputs }));
 };

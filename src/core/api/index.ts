@@ -221,6 +221,8 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
             { name: "Stats", description: "Counts and top values" },
             { name: "Commands", description: "Node commands: install and manage honeypots" },
             { name: "Catalogue", description: "Honeypot kinds a node can install" },
+            { name: "Outputs", description: "Where events and alerts are shipped (docs/outputs.md)" },
+            { name: "Rules", description: "Alert rules (docs/outputs.md)" },
           ],
           components: {
             securitySchemes: {

@@ -11,6 +11,7 @@ import type { Ingest } from "../ingest/types";
 import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
 import { queryParams } from "./query";
+import { OutputStatus, RulesStatus } from "./outputs";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
 const MAX_WINDOW_HOURS = 366 * 24;
@@ -49,6 +50,8 @@ export const Stats = t.Object(
       },
       { description: "What the security layer refused since Core started." },
     ),
+    outputs: t.Array(OutputStatus, { description: "Each output's position, lag and delivery counts (docs/outputs.md)." }),
+    rules: RulesStatus,
     top: t.Object({
       src_ips: TopList("source addresses", [{ value: "203.0.113.7", count: 5120 }]),
       usernames: TopList("usernames tried", [{ value: "root", count: 3311 }]),
@@ -73,6 +76,8 @@ export const Stats = t.Object(
         rate_limited: { api: 12, ws_commands: 0 },
         connections_refused: { node: 0, events: 0, ws: 0 },
       },
+      outputs: [{ name: "siem", type: "syslog", origin: "config", state: "idle", position: 10_482_113, lag: 0, delivered: 61_204, failed: 3, dropped: 0, last_error: null, last_delivery_at: "2026-11-23T04:10:00.000Z" }],
+      rules: { state: "idle", position: 10_482_113, lag: 0, delivered: 61_204, failed: 0, dropped: 0, last_error: null, last_delivery_at: "2026-11-23T04:10:00.000Z", alerts: 12, suppressed: { "successful-login": 40 } },
       top: {
         src_ips: [{ value: "203.0.113.7", count: 5120 }],
         usernames: [{ value: "root", count: 3311 }],
@@ -99,7 +104,14 @@ export function parseWindow(raw: string): number {
   return hours * 3_600_000;
 }
 
-export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"] }) =>
+const NO_RULES: Stats["rules"] = { state: "stopped", position: 0, lag: 0, delivered: 0, failed: 0, dropped: 0, last_error: null, last_delivery_at: null, alerts: 0, suppressed: {} };
+
+export interface OutputsStats {
+  outputs: () => Stats["outputs"];
+  rules: () => Stats["rules"];
+}
+
+export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"]; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -116,12 +128,14 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
         window_events: s.windowEvents,
         ingest: { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps },
         security: deps.security(),
+        outputs: deps.outputs?.outputs() ?? [],
+        rules: deps.outputs?.rules() ?? NO_RULES,
         top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
       };
     },
     {
       response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
       detail: {
-        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords and event types over a window." },
     },
   );

@@ -110,6 +110,7 @@ export class EventPipeline implements Ingest {
 
   private overloaded = false;
   private readonly pressureListeners = new Set<(overloaded: boolean) => void>();
+  private readonly commitListeners = new Set<(lastId: number) => void>();
 
   private countsTimer: ReturnType<typeof setTimeout> | null = null;
   /** Batches handed to the writer so far; the writer answers requests in order. */
@@ -226,6 +227,11 @@ export class EventPipeline implements Ingest {
   /** True while the writer is too far behind: stop reading until it reports relief. */
   get isOverloaded(): boolean {
     return this.overloaded;
+  }
+
+  onCommit(listener: (lastId: number) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   onPressure(listener: (overloaded: boolean) => void): () => void {
@@ -445,6 +451,7 @@ export class EventPipeline implements Ingest {
       }
     }
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
+    for (const l of this.commitListeners) l(firstId + b.n - 1);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
       // With nothing of the stream left in flight, every line it sent so far is settled

@@ -65,6 +65,8 @@ export interface Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
   /** True while the writer is too far behind; readers should pause. */
   readonly isOverloaded: boolean;
+  /** Called after each commit with the id of the last event committed (outputs and rules wake on it). */
+  onCommit(listener: (lastId: number) => void): () => void;
   /** Called with true when readers should pause and with false when they may resume. */
   onPressure(listener: (overloaded: boolean) => void): () => void;
   /** The node a pot belongs to, for events that do not say. */
