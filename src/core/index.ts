@@ -17,6 +17,9 @@ import { commandsApi } from "./api/commands";
 import { eventsApi } from "./api/events";
 import { nodesApi } from "./api/nodes";
 import { streamApi } from "./api/stream";
+import { timelineApi } from "./api/timeline";
+import { whoamiApi } from "./api/whoami";
+import { consoleApi } from "./console";
 import { Security } from "./auth";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
@@ -115,7 +118,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" }))],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;

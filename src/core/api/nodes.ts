@@ -50,6 +50,7 @@ export const nodesApi = (registry: Registry) => {
           node_type: n.node_type,
           address: n.address,
           port: n.port,
+          last_seen: new Date(n.last_seen).toISOString(),
           honeypots: registry.listPots(id).map((p) => ({ pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
         };
       },

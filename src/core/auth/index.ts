@@ -6,6 +6,7 @@
 import type { CoreConfig } from "../../config";
 import { ConfigError } from "../../config";
 import { RequestGuard } from "./browser";
+import { isConsolePath } from "../console/routes";
 import { NodeAuth, type NodeSecretStore } from "./node-auth";
 import { ConnectionCounter, RateLimiter } from "./rate-limit";
 import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";
@@ -122,8 +123,9 @@ export class Security {
   }
 }
 
-/** The role a REST request needs: none for health and the docs, operator for commands. */
+/** The role a REST request needs: none for health, the docs and the console's page and scripts, operator for commands. */
 export function requiredRole(method: string, path: string): Role | null {
   if (path === "/health" || path === "/swagger" || path.startsWith("/swagger/")) return null;
+  if ((method === "GET" || method === "HEAD") && isConsolePath(path)) return null;
   return method === "GET" || method === "HEAD" ? "read" : "operator";
 }
