@@ -118,7 +118,11 @@ export function LivePage() {
     return n / RATE_WINDOW_S;
   })();
 
-  const shown = useMemo(() => kept.current.slice(-SHOWN).reverse(), [kept.current.length, kept.current[kept.current.length - 1], paused]);
+  const latest = useMemo(() => kept.current.slice(-SHOWN).reverse(), [kept.current.length, kept.current[kept.current.length - 1], paused]);
+  // Paused, the table shows what it showed when paused, however many events come meanwhile.
+  const frozen = useRef<EventRecord[]>([]);
+  if (!paused) frozen.current = latest;
+  const shown = frozen.current;
   const [nodes, pots] = lists.data ?? [null, null];
   const set = (k: keyof Filters) => (e: Event) => setFilters({ ...filters, [k]: (e.currentTarget as HTMLInputElement).value });
 

@@ -249,16 +249,16 @@ export function NodePage({ id }: { id: string }) {
                   </td>
                   {operator && (
                     <td class="actions">
-                      <button type="button" onClick={() => send("DeployPot", p.pot_id)}>
+                      <button type="button" aria-label={`Start ${p.pot_id}`} onClick={() => send("DeployPot", p.pot_id)}>
                         Start
                       </button>
-                      <button type="button" onClick={() => send("StopPot", p.pot_id)}>
+                      <button type="button" aria-label={`Stop ${p.pot_id}`} onClick={() => send("StopPot", p.pot_id)}>
                         Stop
                       </button>
-                      <button type="button" onClick={() => send("RestartPot", p.pot_id)}>
+                      <button type="button" aria-label={`Restart ${p.pot_id}`} onClick={() => send("RestartPot", p.pot_id)}>
                         Restart
                       </button>
-                      <button type="button" class="danger" onClick={() => send("RemovePot", p.pot_id)}>
+                      <button type="button" class="danger" aria-label={`Remove ${p.pot_id}`} onClick={() => send("RemovePot", p.pot_id)}>
                         Remove
                       </button>
                     </td>
