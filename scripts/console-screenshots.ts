@@ -49,7 +49,7 @@ await live.close();
 
 await shoot("/", "overview", { full: true });
 await shoot("/events", "events");
-await shoot("/attackers/127.0.0.1", "attacker", { full: true });
+await shoot("/attackers/127.0.0.1", "attacker", { height: 1000 });
 await shoot("/nodes", "nodes");
 await shoot(`/nodes/${nodeId}`, "node", { full: true });
 await shoot("/settings", "settings", { scheme: "light" });
