@@ -142,7 +142,7 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
 
   // Keyboard: the skip link and the navigation are reachable with Tab.
   await page.keyboard.press("Tab");
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+  expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
 
   expect(foreign).toEqual([]);
   expect(errors).toEqual([]);
@@ -170,8 +170,8 @@ test("with tokens: sign in; the page loads without one, a read token sees no com
   await page.fill("#token", "read-token-1");
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByTestId("whoami").getByText("Signed in as rita with role read.").waitFor();
-  expect(await page.evaluate(() => sessionStorage.getItem("honeybee.token"))).toBe("read-token-1");
-  expect(await page.evaluate(() => localStorage.getItem("honeybee.token"))).toBeNull();
+  expect(await page.evaluate("sessionStorage.getItem('honeybee.token')")).toBe("read-token-1");
+  expect(await page.evaluate("localStorage.getItem('honeybee.token')")).toBeNull();
   // The live feed takes the same token.
   await page.goto(core.api + "/live");
   await page.locator(".dot.open").waitFor();

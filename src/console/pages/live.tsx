@@ -207,7 +207,7 @@ export function LivePage() {
                 </td>
               </tr>
             )}
-            {first > 0 && <tr aria-hidden="true" style={{ height: first * ROW + "px" }} />}
+            {first > 0 && <tr class="spacer-row" style={{ height: first * ROW + "px" }} />}
             {shown.slice(first, first + count).map((e) => (
               <tr key={e.id}>
                 <td class="mono nowrap">{time(e.timestamp).slice(11)}</td>
@@ -217,7 +217,7 @@ export function LivePage() {
                 <td class="ellipsis">{summary(e)}</td>
               </tr>
             ))}
-            {shown.length > first + count && <tr aria-hidden="true" style={{ height: (shown.length - first - count) * ROW + "px" }} />}
+            {shown.length > first + count && <tr class="spacer-row" style={{ height: (shown.length - first - count) * ROW + "px" }} />}
           </tbody>
         </table>
       </div>

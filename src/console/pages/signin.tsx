@@ -31,7 +31,7 @@ export function SignIn({ onSignedIn, failed }: { onSignedIn: () => void; failed:
         </h1>
         <p>This Core checks API tokens. Paste yours (from <code>honeybee token create</code>); it is kept in this browser tab only and forgotten when the tab closes.</p>
         <label for="token">API token</label>
-        <input id="token" name="token" type="password" autoComplete="off" required value={value} onInput={(e) => setValue(e.currentTarget.value)} autoFocus />
+        <input id="token" name="token" type="password" autoComplete="off" required value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         {error && (
           <p class="error" role="alert">
             {error}
