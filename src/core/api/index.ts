@@ -68,7 +68,7 @@ export function createApi({ logger, security, plugins, websocket, health, dbPath
     // The one place a REST request's principal is established (and rate-limited), before routing.
     .onRequest(({ request, server }) => {
       const address = server?.requestIP(request)?.address ?? "unknown";
-      const outcome = security.guard.check(request) ?? security.authorize(request, pathOf(request.url), address);
+      const outcome = security.guard.check(request) ?? security.authorize(request, pathOf(request.url), address, true);
       if (outcome.ok) {
         if (security.tokens.enabled) security.principals.set(request, outcome.principal);
         return;

@@ -71,12 +71,15 @@ export class Security {
     return `INSECURE: ${message}`;
   }
 
-  /** Establishes who is asking over REST and whether they may (rate limit, token, role). */
-  authorize(req: Request, path: string, address: string): AuthOutcome {
+  /**
+   * Establishes who is asking over REST and whether they may (rate limit, token, role).
+   * `servesConsole`: the REST port, whose console page and scripts need no token (the proxy's port serves none).
+   */
+  authorize(req: Request, path: string, address: string, servesConsole = false): AuthOutcome {
     const wait = this.api.take(address);
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
     if (!this.tokens.enabled) return { ok: true, principal: ANONYMOUS };
-    const needed = requiredRole(req.method, path);
+    const needed = servesConsole && isConsoleRequest(req, path) ? null : requiredRole(req.method, path);
     if (needed === null) return { ok: true, principal: ANONYMOUS };
     return this.authenticate(req, new URL(req.url), address, needed);
   }
@@ -123,9 +126,13 @@ export class Security {
   }
 }
 
-/** The role a REST request needs: none for health, the docs and the console's page and scripts, operator for commands. */
+/** A read of the console's page or scripts (docs/console.md): they hold no data; the API calls they make need a token. */
+export function isConsoleRequest(req: Request, path: string): boolean {
+  return (req.method === "GET" || req.method === "HEAD") && req.headers.get("upgrade") === null && isConsolePath(path);
+}
+
+/** The role a REST request needs: none for health and the docs, operator for commands. */
 export function requiredRole(method: string, path: string): Role | null {
   if (path === "/health" || path === "/swagger" || path.startsWith("/swagger/")) return null;
-  if ((method === "GET" || method === "HEAD") && isConsolePath(path)) return null;
   return method === "GET" || method === "HEAD" ? "read" : "operator";
 }
