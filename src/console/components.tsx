@@ -158,3 +158,14 @@ export function StepChart({ start, stepMs, counts, version, label, height = 160 
   }, [start, version, counts]);
   return <div class="chart" ref={box} style={{ height: height + "px" }} role="img" aria-label={label} />;
 }
+
+/** The world map, loaded when first shown (./worldmap.tsx). */
+export function LazyWorldMap({ rows }: { rows: TopEntry[] }) {
+  const [Map, setMap] = useState<null | ((p: { rows: TopEntry[] }) => preact.JSX.Element)>(null);
+  const [error, setError] = useState<Error | null>(null);
+  useEffect(() => {
+    import("./worldmap").then((m) => setMap(() => m.default), setError);
+  }, []);
+  if (error) return <ErrorNote error={error} />;
+  return Map ? <Map rows={rows} /> : <div class="world" aria-busy="true" />;
+}

@@ -10,7 +10,7 @@ import { ErrorNote, Json, useAsync } from "../components";
 import { summary, time } from "../format";
 import { navigate } from "../router";
 
-const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until"] as const;
+const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until", "country"] as const;
 const PAGE = 50;
 /** An export reads pages of 1,000; this many at most, so a click cannot pull the whole database into a tab. */
 const EXPORT_MAX = 100_000;
@@ -98,6 +98,8 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {field("node_id", "Node id", "")}
         {field("since", "Since", "1h, 2026-11-21T00:00:00Z")}
         {field("until", "Until", "")}
+        {/* GeoIP's filter: offered once a link (from the overview's countries) brings it. */}
+        {filter.country !== undefined && field("country", "Country", "DE")}
         <button type="submit">Filter</button>
         <button type="button" class="ghost" onClick={() => go({})}>
           Clear

@@ -3,7 +3,7 @@
  * events with GeoIP (top.countries, top.asns); until then, says it is not available.
  */
 import { get, type Stats } from "../api";
-import { Card, ErrorNote, TopTable, Unavailable, useAsync } from "../components";
+import { Card, ErrorNote, LazyWorldMap, TopTable, Unavailable, useAsync } from "../components";
 
 export function MapPage() {
   const r = useAsync(() => get<Stats>("/api/v1/stats?window=7d&top=50"), []);
@@ -13,6 +13,11 @@ export function MapPage() {
       <h1>Attack sources</h1>
       <ErrorNote error={r.error} />
       {top && !top.countries && <Unavailable what="Countries and networks (GeoIP)" api="top.countries and top.asns in GET /api/v1/stats" />}
+      {top?.countries && (
+        <Card title="Events by country (7 days)" id="world">
+          <LazyWorldMap rows={top.countries} />
+        </Card>
+      )}
       {top?.countries && (
         <div class="grid2">
           <Card title="Countries (7 days)" id="countries">

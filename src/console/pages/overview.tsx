@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { get, type NodeSummary, type Pot, type Stats } from "../api";
-import { Card, ErrorNote, StepChart, Status, TopTable, Unavailable, useAsync, useInterval } from "../components";
+import { Card, ErrorNote, LazyWorldMap, StepChart, Status, TopTable, Unavailable, useAsync, useInterval } from "../components";
 import { openFeed } from "../feed";
 import { num } from "../format";
 
@@ -173,6 +173,11 @@ export function OverviewPage() {
         </Card>
       </div>
       <Health />
+      {s?.top.countries && (
+        <Card title="Attack sources by country (24 h)" id="world">
+          <LazyWorldMap rows={s.top.countries} />
+        </Card>
+      )}
       {s && (
         <div class="grid3">
           <Card title="Top source addresses (24 h)" id="top-ips">
