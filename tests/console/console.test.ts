@@ -136,6 +136,8 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   // Pages whose API this Core lacks say so; settings explain the roles.
   await page.goto(core.api + "/sessions");
   await page.getByText("Sessions: not available on this Core.").waitFor();
+  await page.goto(core.api + "/map");
+  await page.getByText("Countries and networks (GeoIP): not available on this Core.").waitFor();
   await page.goto(core.api + "/settings");
   await page.getByText("Outputs: not available on this Core.").waitFor();
   await page.getByTestId("whoami").getByText("checks no API tokens").waitFor();
