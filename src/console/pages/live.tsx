@@ -34,6 +34,8 @@ export function LivePage() {
   const raf = useRef(0);
   const pausedRef = useRef(false);
   const missed = useRef(0);
+  /** Events that passed the filters since the page opened. */
+  const arrived = useRef(0);
   const seconds = useRef<number[]>(new Array(RATE_WINDOW_S + 1).fill(0));
   const second = useRef(Math.floor(Date.now() / 1000));
   const fps = useRef({ frames: 0, since: performance.now(), value: 0 });
@@ -50,7 +52,11 @@ export function LivePage() {
       const q = queue.current;
       queue.current = [];
       const k = kept.current;
-      for (const e of q) if (!ipFilter || e.src_ip === ipFilter) k.push(e);
+      for (const e of q) {
+        if (ipFilter && e.src_ip !== ipFilter) continue;
+        k.push(e);
+        arrived.current++;
+      }
       // Trimmed in one splice per frame rather than a shift per event.
       if (k.length > KEEP) k.splice(0, k.length - KEEP);
       const f = fps.current;
@@ -120,11 +126,6 @@ export function LivePage() {
     return n / RATE_WINDOW_S;
   })();
 
-  const latest = useMemo(() => kept.current.slice(-SHOWN).reverse(), [kept.current.length, kept.current[kept.current.length - 1], paused]);
-  // Paused, the table shows what it showed when paused, however many events come meanwhile.
-  const frozen = useRef<EventRecord[]>([]);
-  if (!paused) frozen.current = latest;
-  const shown = frozen.current;
   // Only the rows in view (and a few around them) are in the DOM: at 1,000 events/s every
   // row changes every frame, and laying out 200 of them is what costs, not the script.
   const wrap = useRef<HTMLDivElement>(null);
@@ -137,6 +138,18 @@ export function LivePage() {
   }, []);
   const first = Math.max(0, Math.floor(view.top / ROW) - 5);
   const count = Math.ceil(view.height / ROW) + 10;
+  const latest = useMemo(() => kept.current.slice(-SHOWN).reverse(), [kept.current.length, kept.current[kept.current.length - 1], paused]);
+  // Paused, or scrolled down to read, the table holds still however many events come
+  // meanwhile; scrolled back to the top, it follows the feed again.
+  const scrolled = view.top > 0;
+  const frozen = useRef<EventRecord[]>([]);
+  const heldAt = useRef<number | null>(null);
+  if (!paused && !scrolled) {
+    frozen.current = latest;
+    heldAt.current = null;
+  } else heldAt.current ??= arrived.current;
+  const shown = frozen.current;
+  const newer = heldAt.current === null ? 0 : arrived.current - heldAt.current;
   const [nodes, pots] = lists.data ?? [null, null];
   const set = (k: keyof Filters) => (e: Event) => setFilters({ ...filters, [k]: (e.currentTarget as HTMLInputElement).value });
 
@@ -187,6 +200,11 @@ export function LivePage() {
         <span class="sep">·</span>
         {kept.current.length} kept (newest {KEEP})
         {paused && <span class="paused"> · paused, {missed.current} arrived since</span>}
+        {!paused && scrolled && (
+          <button type="button" class="link newer" onClick={() => wrap.current?.scrollTo({ top: 0 })}>
+            ↑ {newer} newer: back to the top to follow
+          </button>
+        )}
       </p>
       <div class="table-wrap live-table" ref={wrap} onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}>
         <table class="events" data-testid="live-events">
