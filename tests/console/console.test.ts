@@ -5,7 +5,8 @@
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { getJson, startTestCore } from "../helpers";
+import { EventStreamClient, getJson, startTestCore } from "../helpers";
+import { stringify } from "../../src/protocol/json";
 import { httpAttack, launchBrowser, sshAttack, startSystem } from "../helpers/console";
 import { sha256 } from "../../src/core/auth";
 import { consoleBundle } from "../../src/core/console/build";
@@ -213,4 +214,30 @@ test("the first load is under 300 KB compressed, and every console URL serves th
   expect((await getJson(core.api + "/console/nope.js")).body).toEqual({ error: { code: "not_found", message: "no console file nope.js" } });
   expect((await getJson(core.api + "/nodes/1/2")).status).toBe(404);
   expect((await getJson(core.api + "/swagger")).status).toBe(200);
+});
+
+test("/live keeps the newest events only, and holds still while the operator scrolls down to read", async () => {
+  await using core = await startTestCore();
+  await using browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  await page.goto(core.api + "/live");
+  await page.locator(".dot.open").waitFor();
+  using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+  const send = async (from: number, n: number) => {
+    c.send(Array.from({ length: n }, (_, i) => stringify({ eventid: "test.event", src_ip: "198.51.100.1", message: `m${from + i}` })));
+    await c.ack(from + n);
+  };
+  await send(0, 1200);
+  await page.getByText("m1199", { exact: true }).waitFor();
+  await page.getByText("1000 kept (newest 1000)").waitFor();
+  const table = page.locator(".live-table");
+  await table.evaluate((el) => el.scrollTo({ top: 400 }));
+  const firstRow = () => page.locator(".live-table tbody tr:not(.spacer-row)").first().textContent();
+  await page.getByText(/0 newer: back to the top/).waitFor();
+  const before = await firstRow();
+  await send(1200, 50);
+  await page.getByText("↑ 50 newer: back to the top to follow").waitFor();
+  expect(await firstRow()).toBe(before);
+  await page.getByText("↑ 50 newer: back to the top to follow").click();
+  await page.getByText("m1249", { exact: true }).waitFor();
 });
