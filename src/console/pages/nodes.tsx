@@ -64,15 +64,16 @@ export function NodesPage() {
 function useStatusFeed(reload: () => void, node_id?: string) {
   useEffect(() => {
     let t: ReturnType<typeof setTimeout> | undefined;
-    let last = "";
+    const statuses = new Map<string, string>();
     const close = openFeed({
       kinds: ["NodeRegistration", "NodeDrop", "PotStatusUpdate", "NodeStatusUpdate", "CommandResult"],
       node_id,
       onMessage: (kind, p) => {
-        // Heartbeats repeat the same status every few seconds: only a change reloads.
-        const key = kind + JSON.stringify(p);
-        if (kind === "NodeStatusUpdate" && key === last) return;
-        last = key;
+        // Every heartbeat repeats the node's status: only a change reloads.
+        if (kind === "NodeStatusUpdate") {
+          if (statuses.get(p?.node_id) === p?.status) return;
+          statuses.set(p?.node_id, p?.status);
+        }
         t ??= setTimeout(() => ((t = undefined), reload()), 300);
       },
     });

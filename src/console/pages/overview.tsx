@@ -91,10 +91,17 @@ function Health() {
   const nodes = useAsync(() => Promise.all([get<{ nodes: NodeSummary[] }>("/api/v1/nodes"), get<{ honeypots: Pot[] }>("/api/v1/honeypots")]), []);
   useEffect(() => {
     let t: ReturnType<typeof setTimeout> | undefined;
+    const statuses = new Map<string, string>();
     const close = openFeed({
       kinds: ["NodeRegistration", "NodeDrop", "PotStatusUpdate", "NodeStatusUpdate"],
-      // A status message comes with every heartbeat: reload only when nothing is scheduled.
-      onMessage: () => (t ??= setTimeout(() => ((t = undefined), nodes.reload()), 1000)),
+      onMessage: (kind, p) => {
+        // Every heartbeat repeats the node's status: only a change reloads (at most once a second).
+        if (kind === "NodeStatusUpdate") {
+          if (statuses.get(p?.node_id) === p?.status) return;
+          statuses.set(p?.node_id, p?.status);
+        }
+        t ??= setTimeout(() => ((t = undefined), nodes.reload()), 1000);
+      },
     });
     return () => {
       clearTimeout(t);
