@@ -99,6 +99,9 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   expect(await table.locator("tbody tr").count()).toBe(1);
   await table.getByRole("button").first().click();
   await page.locator("pre.json", { hasText: '"password": "not-the-password"' }).waitFor();
+  await page.getByRole("button", { name: "last 1h" }).click();
+  await page.waitForURL(`${core.api}/events?event_type=cowrie.login.failed&since=1h`);
+  await table.getByText("admin / not-the-password").waitFor();
   await page.goto(core.api + "/events?src_ip=127.0.0.1");
   await table.getByText("paused / while-paused").waitFor();
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);

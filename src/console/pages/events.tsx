@@ -74,6 +74,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
   }
 
   const go = (f: Record<string, string>, c?: string | null) => navigate("/events" + qs({ ...f, cursor: c }));
+  // "1h", "24h", "7d": Core reads them as that long before now (docs/api.md, since).
   const field = (name: (typeof FIELDS)[number], label: string, placeholder: string) => (
     <label>
       {label}
@@ -100,6 +101,13 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {field("until", "Until", "")}
         {/* GeoIP's filter: offered once a link (from the overview's countries) brings it. */}
         {filter.country !== undefined && field("country", "Country", "DE")}
+        <span class="ranges" role="group" aria-label="Time range">
+          {["1h", "24h", "7d"].map((r) => (
+            <button key={r} type="button" class="ghost" aria-pressed={filter.since === r && !filter.until} onClick={() => go({ ...filter, since: r, until: "" })}>
+              last {r}
+            </button>
+          ))}
+        </span>
         <button type="submit">Filter</button>
         <button type="button" class="ghost" onClick={() => go({})}>
           Clear
