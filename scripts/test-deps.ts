@@ -16,7 +16,7 @@ export const TEST_TOOLS = [
   { command: ["curl"], pkg: "curl", usedBy: "the honnypotter and end-to-end tests" },
   { command: ["git"], pkg: "git", usedBy: "the git catalogue tests" },
   { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },
-  { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI test (headless browser)" },
+  { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI and console tests (headless browser)" },
   { command: ["ip"], pkg: "iproute2", usedBy: "the README walkthrough test (its own network namespace)" },
   { command: ["rsyslogd"], pkg: "rsyslog", usedBy: "the syslog output tests (a private rsyslogd; it is in /usr/sbin, which must be on PATH)" },
 ] as const;

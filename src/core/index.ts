@@ -22,6 +22,9 @@ import { nodesApi, registryLists } from "./api/nodes";
 import { outputsApi } from "./api/outputs";
 import { streamApi } from "./api/stream";
 import { bodyCap, Security } from "./auth";
+import { timelineApi } from "./api/timeline";
+import { whoamiApi } from "./api/whoami";
+import { consoleApi } from "./console";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
@@ -140,7 +143,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       health: () => ingest.problem(),
       dbPath: config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules)],
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" }))],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

@@ -85,7 +85,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     // Without needsAddress every client is on loopback and authorize only reads the address
     // to decide what it then cannot refuse: Core's own (loopback) host stands in for it.
     const address = refusal === null && !needsAddress ? security.config.host : peer(request, server);
-    const outcome = refusal ?? security.authorize(request, path, address);
+    const outcome = refusal ?? security.authorize(request, path, address, true);
     if (outcome.ok) {
       if (security.tokens.enabled) security.principals.set(request, outcome.principal);
       return null;

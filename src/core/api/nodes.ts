@@ -63,6 +63,7 @@ export const nodesApi = (registry: Registry, lists = registryLists(registry)) =>
           node_type: n.node_type,
           address: n.address,
           port: n.port,
+          last_seen: new Date(n.last_seen).toISOString(),
           honeypots: registry.listPots(id).map((p) => ({ pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
         };
       },

@@ -6,6 +6,7 @@
 import type { CoreConfig } from "../../config";
 import { ConfigError } from "../../config";
 import { RequestGuard } from "./browser";
+import { isConsolePath } from "../console/routes";
 import { NodeAuth, type NodeSecretStore } from "./node-auth";
 import { ConnectionCounter, RateLimiter } from "./rate-limit";
 import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";
@@ -92,12 +93,15 @@ export class Security {
     return this.api.enabled && path !== "/health" && (this.config.api_rate_limit_loopback || !isLoopbackPeer(address));
   }
 
-  /** Establishes who is asking over REST and whether they may (rate limit, token, role). */
-  authorize(req: Request, path: string, address: string): AuthOutcome {
+  /**
+   * Establishes who is asking over REST and whether they may (rate limit, token, role).
+   * `servesConsole`: the REST port, whose console page and scripts need no token (the proxy's port serves none).
+   */
+  authorize(req: Request, path: string, address: string, servesConsole = false): AuthOutcome {
     const wait = this.rateLimited(path, address) ? this.api.take(address) : 0;
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
     if (!this.tokens.enabled) return ALLOWED;
-    const needed = requiredRole(req.method, path);
+    const needed = servesConsole && isConsoleRequest(req, path) ? null : requiredRole(req.method, path);
     if (needed === null) return ALLOWED;
     return this.authenticate(req, new URL(req.url), address, needed);
   }
@@ -142,6 +146,11 @@ export class Security {
       connections_refused: { node: this.connections.node.refused, events: this.connections.events.refused, ws: this.connections.ws.refused },
     };
   }
+}
+
+/** A read of the console's page or scripts (docs/console.md): they hold no data; the API calls they make need a token. */
+export function isConsoleRequest(req: Request, path: string): boolean {
+  return (req.method === "GET" || req.method === "HEAD") && req.headers.get("upgrade") === null && isConsolePath(path);
 }
 
 /** The role a REST request needs: none for health and the docs, operator for commands. */
