@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { EventStreamClient, getJson, startTestCore } from "../helpers";
+import { EventStreamClient, getJson, startTestCore, until } from "../helpers";
 import { stringify } from "../../src/protocol/json";
 import { httpAttack, launchBrowser, sshAttack, startSystem } from "../helpers/console";
 import { sha256 } from "../../src/core/auth";
@@ -91,8 +91,13 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.locator('tr[data-command="StopPot"]').getByRole("button").click();
   await page.locator("pre.json", { hasText: '"StopPot": "ssh-01"' }).waitFor();
 
-  // /events: filtered by address through the URL, an event's JSON, the filter exported.
-  const stored = (await getJson(`${core.api}/api/v1/events?src_ip=127.0.0.1&limit=1000`)).body.events as any[];
+  // /events: filtered by address through the URL, an event's JSON, the filter exported. The
+  // port checks above opened SSH sessions: once each is closed, no more events come from here.
+  const stored = (await until(async () => {
+    const events = (await getJson(`${core.api}/api/v1/events?src_ip=127.0.0.1&limit=1000`)).body.events as any[];
+    const count = (type: string) => events.filter((e) => e.event_type === type).length;
+    return count("cowrie.session.connect") === count("cowrie.session.closed") ? events : null;
+  }, "every SSH session from the test closed"))!;
   await page.goto(core.api + "/events?event_type=cowrie.login.failed");
   const table = page.getByTestId("events");
   await table.getByText("admin / not-the-password").waitFor();
@@ -143,7 +148,9 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.goto(core.api + "/map");
   await page.getByText("Countries and networks (GeoIP): not available on this Core.").waitFor();
   await page.goto(core.api + "/settings");
-  await page.getByText("Outputs: not available on this Core.").waitFor();
+  // Outputs and rules exist on this Core: their definitions (none yet) are shown.
+  await page.locator("#outputs pre.json", { hasText: '"outputs": []' }).waitFor();
+  await page.locator("#rules pre.json").waitFor();
   await page.getByTestId("whoami").getByText("checks no API tokens").waitFor();
 
   // Keyboard: the skip link and the navigation are reachable with Tab.

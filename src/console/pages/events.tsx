@@ -101,13 +101,13 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {field("until", "Until", "")}
         {/* GeoIP's filter: offered once a link (from the overview's countries) brings it. */}
         {filter.country !== undefined && field("country", "Country", "DE")}
-        <span class="ranges" role="group" aria-label="Time range">
+        <fieldset class="ranges" aria-label="Time range">
           {["1h", "24h", "7d"].map((r) => (
             <button key={r} type="button" class="ghost" aria-pressed={filter.since === r && !filter.until} onClick={() => go({ ...filter, since: r, until: "" })}>
               last {r}
             </button>
           ))}
-        </span>
+        </fieldset>
         <button type="submit">Filter</button>
         <button type="button" class="ghost" onClick={() => go({})}>
           Clear
