@@ -5,6 +5,7 @@
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
+import { geoLookup } from "../geo";
 import { CommandStore } from "../db/command-store";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { RegistryStore } from "../db/registry-store";
@@ -48,6 +49,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const security = new Security(config);
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
+  // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
+  const geo = geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db });
   const db = openDatabase(config.db);
   security.useNodeSecrets(new SqlNodeSecretStore(db));
   const bus = new MessageBus();
@@ -115,7 +118,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats(), geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;

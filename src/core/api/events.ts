@@ -8,6 +8,7 @@ import { EventQueries, type EventFilter, type EventRow } from "../../db/event-st
 import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
+import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
@@ -25,10 +26,23 @@ const exampleEvent = {
   event_type: "cowrie.login.failed",
   timestamp: "2026-11-22T01:07:42.010Z",
   src_ip: "203.0.113.7",
+  geo: { country: "CN", asn: 4134, as_org: "Chinanet" },
   data: { session: "61cb4b9d22c9", username: "admin", password: "wrongpw", protocol: "ssh", message: "login attempt [admin/wrongpw] failed" },
 };
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
+
+export const GeoRecord = t.Object(
+  {
+    country: nullable(t.String({ description: "ISO 3166-1 alpha-2 country code." })),
+    asn: nullable(t.Integer({ minimum: 0, description: "Autonomous system number." })),
+    as_org: nullable(t.String({ description: "The autonomous system's organisation." })),
+  },
+  {
+    description:
+      "Where the source address is, from offline data: DB-IP Lite and RouteViews/NRO/DB-IP IP-to-ASN by default, or the operator's MaxMind files (`geoip_db`, `asn_db`); see the stats' `geo_attribution`. Null fields where the data knows nothing (private ranges). Absent when the event has no source address.",
+  },
+);
 
 export const EventRecord = t.Object(
   {
@@ -39,6 +53,7 @@ export const EventRecord = t.Object(
     event_type: t.String({ description: "Event type, e.g. `cowrie.login.failed` (also when a node sent it as a PotLog); `log.<type>` for a PotLog of a process's output (`log.stderr`), `node.<event>` for NodeEvent." }),
     timestamp: t.String({ description: "Event time, ISO 8601 UTC (the receive time when the event had none)." }),
     src_ip: nullable(t.String({ description: "Attacker's address." })),
+    geo: t.Optional(GeoRecord),
     data: t.Record(t.String(), t.Any(), { description: "Every field of the event that is not one of the columns above." }),
   },
   { example: exampleEvent },
@@ -60,6 +75,8 @@ const EventQuery = queryParams(
     pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
     event_type: Type.Optional(Type.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
     src_ip: Type.Optional(Type.String({ description: "Only events from this source address.", example: "203.0.113.7" })),
+    country: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2}$", description: "Only events from addresses in this country (ISO 3166-1 alpha-2 code, as in `geo.country`).", example: "CN" })),
+    asn: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: "Only events from addresses in this autonomous system (as in `geo.asn`).", example: 4134 })),
     since: Type.Optional(Type.String({ description: `Events at or after this time: ${TIME_FORMS} (before now), as the CLI's --since.`, example: "2026-11-21T00:00:00Z" })),
     until: Type.Optional(Type.String({ description: "Events before this time, in the same forms as `since`.", example: "2026-11-22T00:00:00Z" })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE, description: `Page size (1-${MAX_PAGE}).`, example: 100 })),
@@ -74,16 +91,20 @@ function timeParam(name: string, raw: string | undefined): number | undefined {
   return ms;
 }
 
-export function toEventRecord(r: EventRow): EventRecord {
-  return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
+export function toEventRecord(r: EventRow, geo?: GeoLookup): EventRecord {
+  const rec: EventRecord = { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
+  // Looked up at read time (cached per address), like the live feed: the same data the
+  // country/ASN filter and counters were built from.
+  if (geo && r.src_ip) rec.geo = geo.lookup(r.src_ip);
+  return rec;
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"] }) => {
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup }) => {
   const queries = new EventQueries(deps.db);
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
-      ({ request }) => {
+      async ({ request }) => {
         const query = EventQuery.parse(request.url);
         const filter: EventFilter = {
           potId: query.pot_id,
@@ -92,17 +113,21 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
           srcIp: query.src_ip,
           since: timeParam("since", query.since),
           until: timeParam("until", query.until),
+          country: query.country?.toUpperCase(),
+          asn: query.asn,
         };
+        // The address table is written with the counters: have every committed event's address in it.
+        if (filter.country !== undefined || filter.asn !== undefined) await deps.ingest.countsSettled();
         if (query.node_id !== undefined) {
           const id = toU64(query.node_id);
           if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
           filter.nodeId = id;
         }
         const page = queries.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
-        return { events: page.events.map(toEventRecord), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
+        return { events: page.events.map((e) => toEventRecord(e, deps.geo)), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
       },
       {
-        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, since, until, limit, cursor'] }) },
+        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, country, asn, since, until, limit, cursor'] }) },
         detail: {
           parameters: EventQuery.parameters,
           tags: ["Events"],
@@ -121,7 +146,7 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         const id = Number(params.id);
         const row = Number.isSafeInteger(id) ? queries.get(id) : null;
         if (!row) throw notFound(`event ${params.id} does not exist`);
-        return toEventRecord(row);
+        return toEventRecord(row, deps.geo);
       },
       {
         params: t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Event id.", example: "1042" }) }),
@@ -129,5 +154,5 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security }));
+    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, geo: deps.geo, db: deps.db }));
 };

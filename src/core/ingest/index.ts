@@ -6,6 +6,7 @@
 import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
 import { EventQueries } from "../../db/event-store";
+import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
@@ -31,9 +32,11 @@ export function createIngest(deps: IngestDeps): Ingest {
   // With the writer thread, the checkpointer thread is the one to copy the WAL into the
   // database: a commit on this thread's connection must not start a copy of its own.
   if (useWorker) deps.db.$client.exec("PRAGMA wal_autocheckpoint = 0");
+  const geo = { geoipDb: config.geoip_db, asnDb: config.asn_db };
+  const enricher = geoLookup(geo);
   return new EventPipeline({
     config,
-    writer: useWorker ? workerWriter(config.db, deps.logger) : inlineWriter(deps.db),
+    writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(deps.db, geo),
     bus: deps.bus,
     logger: deps.logger,
     nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),
@@ -41,5 +44,6 @@ export function createIngest(deps: IngestDeps): Ingest {
     dictionaries: new EventQueries(deps.db).dictionaries(),
     spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,
+    enrich: (ip) => enricher.lookup(ip),
   });
 }

@@ -11,6 +11,7 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
+import type { Geo } from "../../geo";
 import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
@@ -64,6 +65,8 @@ export interface PipelineOptions {
   writerGate?: () => Promise<void>;
   /** Pause before re-sending batches whose write failed (a full disk, a locked database). */
   retryMs?: number;
+  /** The country and network of a source address, for the live feed's `geo` (src/geo, cached per address). */
+  enrich?: (ip: string) => Geo;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -439,6 +442,7 @@ export class EventPipeline implements Ingest {
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
         const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
+        if (rec.src_ip && this.opts.enrich) rec.geo = this.opts.enrich(rec.src_ip);
         this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
       }
     }
