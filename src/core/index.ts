@@ -22,6 +22,8 @@ import { Security } from "./auth";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
+import { CoreMetrics, metricsApi } from "./metrics";
+import { indicatorsApi } from "./api/indicators";
 import { startNodeChannel } from "./node-channel";
 import { FeedHub } from "./proxy/feed-hub";
 import { startProxy, type ProxyHandle } from "./proxy/server";
@@ -55,7 +57,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   security.useNodeSecrets(new SqlNodeSecretStore(db));
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
-  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }) });
+  const metrics = new CoreMetrics();
+  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }), onCommit: (n, lag) => metrics.committed(n, lag) });
   const commandStore = new CommandStore(db);
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
@@ -118,7 +121,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats(), geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats(), geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;
@@ -144,6 +147,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     stoppers.push(() => proxy.stop());
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status) });
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
     log.info({ host: config.host, ports, db: config.db }, "core started");

@@ -72,7 +72,8 @@ export class Security {
 
   /** Establishes who is asking over REST and whether they may (rate limit, token, role). */
   authorize(req: Request, path: string, address: string): AuthOutcome {
-    const wait = this.api.take(address);
+    // Prometheus scrapes on a fixed interval from the same host; they must never be told 429.
+    const wait = path === "/metrics" && isLoopback(address.replace(/^::ffff:/i, "")) ? 0 : this.api.take(address);
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
     if (!this.tokens.enabled) return { ok: true, principal: ANONYMOUS };
     const needed = requiredRole(req.method, path);

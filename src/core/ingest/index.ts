@@ -22,6 +22,8 @@ export interface IngestDeps {
   bus: MessageBus;
   registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
   logger: Logger;
+  /** Each committed batch's size and lag, for the metrics. */
+  onCommit?: (events: number, lagSeconds: number) => void;
   /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
   writerGate?: () => Promise<void>;
 }
@@ -45,5 +47,6 @@ export function createIngest(deps: IngestDeps): Ingest {
     spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,
     enrich: (ip) => enricher.lookup(ip),
+    onCommit: deps.onCommit,
   });
 }

@@ -22,6 +22,8 @@ import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
 interface Batch {
+  /** When its first event arrived (performance.now()): receive-to-commit lag for the metrics. */
+  startedAt: number;
   seq: number;
   attempts: number;
   n: number;
@@ -67,6 +69,8 @@ export interface PipelineOptions {
   retryMs?: number;
   /** The country and network of a source address, for the live feed's `geo` (src/geo, cached per address). */
   enrich?: (ip: string) => Geo;
+  /** Told of each committed batch: its size and the seconds from its first event's arrival to the commit (`GET /metrics`). */
+  onCommit?: (events: number, lagSeconds: number) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -307,6 +311,7 @@ export class EventPipeline implements Ingest {
   private newBatch(): Batch {
     const size = this.cfg.batch_size;
     return {
+      startedAt: performance.now(),
       seq: 0,
       attempts: 0,
       n: 0,
@@ -438,6 +443,7 @@ export class EventPipeline implements Ingest {
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
+    this.opts.onCommit?.(b.n, (performance.now() - b.startedAt) / 1000);
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
