@@ -58,7 +58,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
   const metrics = new CoreMetrics();
-  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }), onCommit: (n, lag) => metrics.committed(n, lag) });
+  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }), onCommit: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
   const commandStore = new CommandStore(db);
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.

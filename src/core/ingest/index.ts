@@ -22,8 +22,9 @@ export interface IngestDeps {
   bus: MessageBus;
   registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
   logger: Logger;
-  /** Each committed batch's size and lag, for the metrics. */
-  onCommit?: (events: number, lagSeconds: number) => void;
+  /** Each committed batch's size, lag and events per type, and each rejection's code, for the metrics. */
+  onCommit?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
+  onReject?: (code: string) => void;
   /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
   writerGate?: () => Promise<void>;
 }
@@ -48,5 +49,6 @@ export function createIngest(deps: IngestDeps): Ingest {
     writerGate: deps.writerGate,
     enrich: (ip) => enricher.lookup(ip),
     onCommit: deps.onCommit,
+    onReject: deps.onReject,
   });
 }

@@ -69,8 +69,13 @@ export interface PipelineOptions {
   retryMs?: number;
   /** The country and network of a source address, for the live feed's `geo` (src/geo, cached per address). */
   enrich?: (ip: string) => Geo;
-  /** Told of each committed batch: its size and the seconds from its first event's arrival to the commit (`GET /metrics`). */
-  onCommit?: (events: number, lagSeconds: number) => void;
+  /**
+   * Told of each committed batch (`GET /metrics`): its size, the seconds from its first event's
+   * arrival to the commit, and its events per event type.
+   */
+  onCommit?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
+  /** Told of each rejected line or message, by error code. */
+  onReject?: (code: string) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -287,6 +292,7 @@ export class EventPipeline implements Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void {
     this.counters.received++;
     this.counters.rejected++;
+    this.opts.onReject?.(code);
     this.warn.warn(`${remote}:${code}`, { remote, code }, `skipped input that is not an event: ${message}`);
     if (tag && tag.outstanding === 0) tag.settled(tag.lineNo);
   }
@@ -443,7 +449,7 @@ export class EventPipeline implements Ingest {
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
-    this.opts.onCommit?.(b.n, (performance.now() - b.startedAt) / 1000);
+    if (this.opts.onCommit) this.opts.onCommit(b.n, (performance.now() - b.startedAt) / 1000, this.typeCounts(b));
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
@@ -465,6 +471,18 @@ export class EventPipeline implements Ingest {
     // The writer has room: whatever accumulated meanwhile goes now rather than after the delay.
     if (this.sealed.length === 0 && this.current && this.inFlight < MAX_IN_FLIGHT) this.seal();
     this.pump();
+  }
+
+  /** A batch's events per event type (a pass over its type ids: a few ns per event). */
+  private typeCounts(b: Batch): Map<string, number> {
+    const byId = new Map<number, number>();
+    for (let i = 0; i < b.n; i++) {
+      const t = b.typeId[i]!;
+      byId.set(t, (byId.get(t) ?? 0) + 1);
+    }
+    const out = new Map<string, number>();
+    for (const [t, n] of byId) out.set(this.typeById[t] ?? String(t), n);
+    return out;
   }
 
   /** One log line per committed event, from the batch's columns and data bytes. */

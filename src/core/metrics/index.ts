@@ -12,6 +12,8 @@ import { Elysia } from "elysia";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { IngestCounters } from "../ingest/types";
 
+const MAX_TYPE_LABELS = 200;
+
 export interface MetricsSources {
   ingest: () => IngestCounters;
   /** WebSocket clients of the proxy and how many were cut off for not reading. */
@@ -24,6 +26,9 @@ export class CoreMetrics {
   readonly registry = new Registry();
   private readonly batchSize: Histogram;
   private readonly lag: Histogram;
+  private readonly byType: Counter<"event_type">;
+  private readonly rejects: Counter<"code">;
+  private readonly typesSeen = new Set<string>();
   private sources: MetricsSources | null = null;
 
   constructor() {
@@ -43,7 +48,6 @@ export class CoreMetrics {
       });
     fromIngest("honeybee_events_received_total", "Messages offered as events (event socket and control channel) since Core started.", (c) => c.received);
     fromIngest("honeybee_events_committed_total", "Events committed to the database since Core started.", (c) => c.committed);
-    fromIngest("honeybee_events_rejected_total", "Messages skipped as bad input since Core started.", (c) => c.rejected);
     fromIngest("honeybee_events_duplicates_total", "Lines a node sent again after a reconnect that were already committed.", (c) => c.duplicates);
     const gauge = (name: string, help: string, read: (s: MetricsSources) => number) =>
       new Gauge({
@@ -94,7 +98,19 @@ export class CoreMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    collectDefaultMetrics({ register: this.registry, prefix: "honeybee_process_" });
+    this.byType = new Counter({
+      name: "honeybee_events_committed_by_type_total",
+      help: `Events committed since Core started, by event type (the first ${MAX_TYPE_LABELS} types seen; later ones count as "other").`,
+      labelNames: ["event_type"],
+      registers,
+    });
+    this.rejects = new Counter({
+      name: "honeybee_events_rejected_total",
+      help: "Lines and messages skipped as bad input since Core started, by error code (bad_json, invalid_event, too_deep, message_too_large, internal_error).",
+      labelNames: ["code"],
+      registers,
+    });
+    collectDefaultMetrics({ register: this.registry, prefix: "honeybee_" });
   }
 
   /** Connects the scrape-time values, once the parts of Core that hold them exist. */
@@ -102,9 +118,18 @@ export class CoreMetrics {
     this.sources = sources;
   }
 
-  committed(events: number, lagSeconds: number): void {
+  committed(events: number, lagSeconds: number, byType: Map<string, number>): void {
     this.batchSize.observe(events);
     this.lag.observe(lagSeconds);
+    for (const [type, n] of byType) {
+      // Event types come from the senders: a bounded label set keeps a hostile one from growing the scrape without end.
+      if (!this.typesSeen.has(type) && this.typesSeen.size < MAX_TYPE_LABELS) this.typesSeen.add(type);
+      this.byType.inc({ event_type: this.typesSeen.has(type) ? type : "other" }, n);
+    }
+  }
+
+  rejected(code: string): void {
+    this.rejects.inc({ code });
   }
 }
 
