@@ -52,7 +52,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
   // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
-  const geo = geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db });
+  const geo = config.geo_enrichment ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
   const db = openDatabase(config.db);
   security.useNodeSecrets(new SqlNodeSecretStore(db));
   const bus = new MessageBus();

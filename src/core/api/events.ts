@@ -91,7 +91,7 @@ function timeParam(name: string, raw: string | undefined): number | undefined {
   return ms;
 }
 
-export function toEventRecord(r: EventRow, geo?: GeoLookup): EventRecord {
+export function toEventRecord(r: EventRow, geo?: GeoLookup | null): EventRecord {
   const rec: EventRecord = { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
   // Looked up at read time (cached per address), like the live feed: the same data the
   // country/ASN filter and counters were built from.
@@ -99,7 +99,7 @@ export function toEventRecord(r: EventRow, geo?: GeoLookup): EventRecord {
   return rec;
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup }) => {
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null }) => {
   const queries = new EventQueries(deps.db);
   return new Elysia({ name: "events" })
     .get(

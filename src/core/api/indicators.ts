@@ -44,7 +44,7 @@ export const IndicatorList = t.Object(
     generated_at: t.String(),
     window: t.String(),
     window_start: t.String(),
-    geo_attribution: t.Object({ country: t.String(), asn: t.String() }),
+    geo_attribution: t.Optional(t.Object({ country: t.String(), asn: t.String() }, { description: "Where countries and ASNs come from, with the credit their licences ask for; absent with `geo_enrichment` off." })),
     indicators: t.Array(Indicator, { description: "Most active first." }),
   },
   {
@@ -98,7 +98,7 @@ function formatOf(query: { format?: Format }, accept: string | null): Format {
   return "json";
 }
 
-export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup }) =>
+export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup | null }) =>
   new Elysia({ name: "indicators" })
     .get(
       "/api/v1/indicators",
@@ -111,7 +111,7 @@ export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup }) 
         await deps.ingest.countsSettled();
         const list = indicators(deps.db, from, query.min_count ?? 1, query.limit ?? 10_000, now);
         const format = formatOf(query, request.headers.get("accept"));
-        const attribution = `Countries: ${deps.geo.attribution.country}. ASNs: ${deps.geo.attribution.asn}.`;
+        const attribution = deps.geo ? `Countries: ${deps.geo.attribution.country}. ASNs: ${deps.geo.attribution.asn}.` : "";
         if (format === "json") return jsonList(list, win, from, now, deps.geo);
         const body = format === "csv" ? toCsv(list) : JSON.stringify(format === "stix" ? toStixBundle(list, { now, attribution }) : toMispEvent(list, { now, attribution }));
         // A Response passes Elysia's response check untouched: the schema describes the JSON form.
@@ -159,13 +159,13 @@ export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup }) 
       },
     );
 
-function jsonList(list: AddressIndicator[], win: string, from: number, now: number, geo: GeoLookup) {
+function jsonList(list: AddressIndicator[], win: string, from: number, now: number, geo: GeoLookup | null) {
   const hourStart = Math.floor(from / 3_600_000) * 3_600_000;
   return {
     generated_at: new Date(now).toISOString(),
     window: win,
     window_start: new Date(hourStart).toISOString(),
-    geo_attribution: geo.attribution,
+    geo_attribution: geo?.attribution,
     indicators: list.map((a) => ({ ...a, first_seen: new Date(a.first_seen).toISOString(), last_seen: new Date(a.last_seen).toISOString() })),
   };
 }

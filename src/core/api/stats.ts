@@ -126,7 +126,7 @@ function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
   return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
 }
 
-export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup; db: Db }) =>
+export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -151,7 +151,7 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
           countries: s.top.country,
           asns: withOrgs(deps.db, s.top.asn),
         },
-        geo_attribution: deps.geo.attribution,
+        geo_attribution: deps.geo?.attribution,
       };
     },
     {

@@ -90,7 +90,7 @@ export function toStixBundle(list: AddressIndicator[], opts: { now: number; attr
   const seen = new Set<string>();
   for (const a of list) {
     const where = [a.country, a.asn === null ? null : `AS${a.asn}${a.as_org ? ` ${a.as_org}` : ""}`].filter((x) => x !== null).join(", ");
-    objects.push(indicator("ip", a.ip, a, `${a.count} honeypot events from ${iso(a.first_seen)} to ${iso(a.last_seen)}${where ? ` (${where})` : ""}. ${opts.attribution}`));
+    objects.push(indicator("ip", a.ip, a, `${a.count} honeypot events from ${iso(a.first_seen)} to ${iso(a.last_seen)}${where ? ` (${where})` : ""}.${opts.attribution ? ` ${opts.attribution}` : ""}`));
     for (const url of a.urls) if (!seen.has(`u${url}`) && seen.add(`u${url}`)) objects.push(indicator("url", url, a, `Fetched in a honeypot session from ${a.ip}.`));
     for (const h of a.sha256) if (!seen.has(`h${h}`) && seen.add(`h${h}`)) objects.push(indicator("sha256", h, a, `Downloaded in a honeypot session from ${a.ip}.`));
   }
@@ -137,7 +137,9 @@ export function toMispEvent(list: AddressIndicator[], opts: { now: number; attri
       published: false,
       Tag: [{ name: "tlp:amber" }, { name: 'source:"honeypot"' }],
       // Where the countries and ASNs in the comments come from (CC BY 4.0 asks for the credit).
-      Attribute: [...attributes, { uuid: uuidV5(`misp:comment:${opts.attribution}`), type: "comment", category: "Other", value: opts.attribution, to_ids: false, timestamp: ts }],
+      Attribute: opts.attribution
+        ? [...attributes, { uuid: uuidV5(`misp:comment:${opts.attribution}`), type: "comment", category: "Other", value: opts.attribution, to_ids: false, timestamp: ts }]
+        : attributes,
     },
   };
 }

@@ -35,8 +35,8 @@ export function createIngest(deps: IngestDeps): Ingest {
   // With the writer thread, the checkpointer thread is the one to copy the WAL into the
   // database: a commit on this thread's connection must not start a copy of its own.
   if (useWorker) deps.db.$client.exec("PRAGMA wal_autocheckpoint = 0");
-  const geo = { geoipDb: config.geoip_db, asnDb: config.asn_db };
-  const enricher = geoLookup(geo);
+  const geo = config.geo_enrichment ? { geoipDb: config.geoip_db, asnDb: config.asn_db } : null;
+  const enricher = geo && geoLookup(geo);
   return new EventPipeline({
     config,
     writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(deps.db, geo),
@@ -47,7 +47,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     dictionaries: new EventQueries(deps.db).dictionaries(),
     spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,
-    enrich: (ip) => enricher.lookup(ip),
+    enrich: enricher ? (ip) => enricher.lookup(ip) : undefined,
     onCommit: deps.onCommit,
     onReject: deps.onReject,
   });
