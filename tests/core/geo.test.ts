@@ -86,4 +86,12 @@ describe("GeoIP and ASN enrichment", () => {
     const missing = join(dir.path, "GeoLite2-ASN.mmdb");
     await expect(startTestCore({ asn_db: missing })).rejects.toThrow(`the asn_db database ${missing} does not exist`);
   });
+
+  test("geo_enrichment off: no geo on events, no countries or ASNs counted", async () => {
+    await using core = await startTestCore({ geo_enrichment: false });
+    await ingest(core, [line("8.8.8.8", 1)]);
+    expect((await events(core))[0]!.geo).toBeUndefined();
+    const stats = (await getJson(`${core.api}/api/v1/stats`)).body;
+    expect([stats.top.countries, stats.top.asns, stats.geo_attribution]).toEqual([[], [], undefined]);
+  });
 });

@@ -146,6 +146,8 @@ export function createApi({ logger, security, plugins, websocket, health, dbPath
             { name: "Stats", description: "Counts and top values" },
             { name: "Commands", description: "Node commands: install and manage honeypots" },
             { name: "Catalogue", description: "Honeypot kinds a node can install" },
+            { name: "Indicators", description: "Attackers' addresses, credentials, URLs and file hashes for threat-intelligence tools and firewalls" },
+            { name: "Metrics", description: "Prometheus metrics" },
           ],
           components: {
             securitySchemes: {

@@ -144,6 +144,7 @@ export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup | n
         return new Response(ips.length > 0 ? `${ips.join("\n")}\n` : "", { headers: { "content-type": "text/plain; charset=utf-8" } });
       },
       {
+        response: { ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "forever"'] }) },
         detail: {
           parameters: BlocklistQuery.parameters,
           tags: ["Indicators"],
@@ -153,7 +154,7 @@ export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup | n
             "nftables sets, pf tables or a web server's deny list. Example: `curl -s 'http://127.0.0.1:9002/api/v1/blocklist?window=24h&min_count=5'`.",
           responses: {
             200: { description: "One address per line.", content: { "text/plain": { schema: { type: "string" }, example: "198.51.100.23\n203.0.113.7\n" } } },
-            400: { description: "A bad parameter.", content: { "application/json": { schema: { type: "object" } } } },
+
           },
         },
       },

@@ -142,11 +142,22 @@ export const metricsApi = (metrics: CoreMetrics) =>
         tags: ["Metrics"],
         summary: "Prometheus metrics",
         description:
-          "Core's metrics in the Prometheus text exposition format (0.0.4): events received, committed, rejected and duplicated, pending events, " +
+          "Core's metrics in the Prometheus text exposition format (0.0.4): events received, committed (also by event type), rejected (by error code) and duplicated, pending events, " +
           "batch sizes and receive-to-commit lag (histograms), event connections, WebSocket clients and cut-offs, nodes by status, and the process's " +
           "CPU and memory. Scrapes from loopback are never rate-limited; with API tokens configured, send a token with the read role " +
           "(Prometheus: `authorization: {credentials: <token>}`).",
-        responses: { 200: { description: "The metrics.", content: { "text/plain": { schema: { type: "string" } } } } },
+        responses: {
+          200: {
+            description: "The metrics.",
+            content: {
+              "text/plain; version=0.0.4": {
+                schema: { type: "string" },
+                example:
+                  "# HELP honeybee_events_committed_total Events committed to the database since Core started.\n# TYPE honeybee_events_committed_total counter\nhoneybee_events_committed_total 61204\n",
+              },
+            },
+          },
+        },
       },
     },
   );
