@@ -16,6 +16,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname } from "node:path";
 import { Reader, type Response } from "mmdb-lib";
+import { ConfigError } from "../config";
 import { ipv4Of } from "../db/event-store";
 import { mappedIpv4 } from "./address";
 import { AsnTable, type AsnRecord } from "./asn-table";
@@ -44,7 +45,8 @@ export const DBIP_ATTRIBUTION = "IP Geolocation by DB-IP (https://db-ip.com), CC
 export const ASN_ATTRIBUTION = "IP to ASN: RouteViews (https://www.routeviews.org), NRO (https://www.nro.net) and DB-IP (https://db-ip.com), CC BY 4.0, via ip-location-db";
 const MAXMIND_ATTRIBUTION = "This product includes GeoLite2 data created by MaxMind, available from https://www.maxmind.com";
 
-export class GeoError extends Error {
+/** A configuration error (an operator's file): `honeybee core` prints it and exits 1. */
+export class GeoError extends ConfigError {
   override name = "GeoError";
 }
 
