@@ -102,6 +102,12 @@ export class GeoLookup {
     return geo;
   }
 
+  /** What events show as `geo`: undefined when the data knows nothing of the address (private, reserved and documentation ranges). */
+  known(ip: string): Geo | undefined {
+    const g = this.lookup(ip);
+    return g === EMPTY ? undefined : g;
+  }
+
   private resolve(ip: string): Geo {
     const text = mappedIpv4(ip) ?? ip;
     const v4 = ipv4Of(text);

@@ -40,7 +40,7 @@ export const GeoRecord = t.Object(
   },
   {
     description:
-      "Where the source address is, from offline data: DB-IP Lite and RouteViews/NRO/DB-IP IP-to-ASN by default, or the operator's MaxMind files (`geoip_db`, `asn_db`); see the stats' `geo_attribution`. Null fields where the data knows nothing (private ranges). Absent when the event has no source address.",
+      "Where the source address is, from offline data: DB-IP Lite and RouteViews/NRO/DB-IP IP-to-ASN by default, or the operator's MaxMind files (`geoip_db`, `asn_db`); see the stats' `geo_attribution`. A field is null where the data does not know it; `geo` is absent when the event has no source address or the data knows nothing of it (private, reserved and documentation ranges such as 10.0.0.0/8 or 203.0.113.0/24).",
   },
 );
 
@@ -95,7 +95,10 @@ export function toEventRecord(r: EventRow, geo?: GeoLookup | null): EventRecord 
   const rec: EventRecord = { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
   // Looked up at read time (cached per address), like the live feed: the same data the
   // country/ASN filter and counters were built from.
-  if (geo && r.src_ip) rec.geo = geo.lookup(r.src_ip);
+  if (geo && r.src_ip) {
+    const g = geo.known(r.src_ip);
+    if (g) rec.geo = g;
+  }
   return rec;
 }
 

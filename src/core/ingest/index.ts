@@ -47,7 +47,7 @@ export function createIngest(deps: IngestDeps): Ingest {
     dictionaries: new EventQueries(deps.db).dictionaries(),
     spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,
-    enrich: enricher ? (ip) => enricher.lookup(ip) : undefined,
+    enrich: enricher ? (ip) => enricher.known(ip) : undefined,
     onCommit: deps.onCommit,
     onReject: deps.onReject,
   });

@@ -68,7 +68,7 @@ export interface PipelineOptions {
   /** Pause before re-sending batches whose write failed (a full disk, a locked database). */
   retryMs?: number;
   /** The country and network of a source address, for the live feed's `geo` (src/geo, cached per address). */
-  enrich?: (ip: string) => Geo;
+  enrich?: (ip: string) => Geo | undefined;
   /**
    * Told of each committed batch (`GET /metrics`): its size, the seconds from its first event's
    * arrival to the commit, and its events per event type.
@@ -454,7 +454,10 @@ export class EventPipeline implements Ingest {
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
         const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
-        if (rec.src_ip && this.opts.enrich) rec.geo = this.opts.enrich(rec.src_ip);
+        if (rec.src_ip && this.opts.enrich) {
+          const geo = this.opts.enrich(rec.src_ip);
+          if (geo) rec.geo = geo;
+        }
         this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
       }
     }
