@@ -20,8 +20,13 @@ const KNOWN_MAX = 500_000;
 
 export class AddressWriter {
   private readonly known = new Set<string>();
+  /**
+   * IPv4 addresses already written, with what they resolved to, by their 32-bit number: the
+   * counters hold them as numbers, and a number key spares building the text on every flush.
+   */
+  private readonly knownV4 = new Map<number, Geo>();
   private readonly insert;
-  private pending: { ip: string; geo: Geo; firstSeen: number }[] = [];
+  private pending: { ip: string; geo: Geo; firstSeen: number; v4?: number }[] = [];
 
   constructor(
     db: Db,
@@ -49,6 +54,18 @@ export class AddressWriter {
     return geo;
   }
 
+  /** `see` for an IPv4 address given as its 32-bit number (`text` builds the dotted quad). */
+  seeV4(v4: number, text: (v4: number) => string, hourStartMs: number): Geo {
+    const hit = this.knownV4.get(v4);
+    if (hit !== undefined) return hit;
+    const ip = text(v4);
+    const geo = this.resolve(ip);
+    if (this.knownV4.size >= KNOWN_MAX) this.knownV4.clear();
+    this.knownV4.set(v4, geo);
+    this.pending.push({ ip, geo, firstSeen: hourStartMs, v4 });
+    return geo;
+  }
+
   /** Writes the queued addresses; call inside the counters' transaction. */
   write(): void {
     for (const a of this.pending) this.insert.run({ ip: a.ip, country: a.geo.country, asn: a.geo.asn, asOrg: a.geo.as_org, firstSeen: a.firstSeen });
@@ -56,7 +73,12 @@ export class AddressWriter {
 
   /** After the transaction: `committed` false forgets the queued ones so the next flush retries them. */
   done(committed: boolean): void {
-    if (!committed) for (const a of this.pending) this.known.delete(a.ip);
+    if (!committed) {
+      for (const a of this.pending) {
+        if (a.v4 === undefined) this.known.delete(a.ip);
+        else this.knownV4.delete(a.v4);
+      }
+    }
     this.pending = [];
   }
 }

@@ -9,6 +9,7 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
+import type { Geo } from "../geo";
 import { AddressWriter, addressesWhere, type GeoResolver } from "./address-store";
 import type { Db } from "./index";
 import { eventAddresses, eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
@@ -482,13 +483,12 @@ export class EventWriter {
 
   /** Country and ASN counts from the address counts about to be written: per distinct address, not per event. */
   private countGeo(addresses: AddressWriter): void {
-    const add = (bucket: number, ip: string, n: number) => {
-      const g = addresses.see(ip, bucket * HOUR_MS);
+    const add = (bucket: number, g: Geo, n: number) => {
       if (g.country !== null) this.counts.add("country", bucket, g.country, n);
       if (g.asn !== null) this.counts.add("asn", bucket, String(g.asn), n);
     };
-    for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, ipv4Text(v4), n);
-    for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, ip, n);
+    for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, addresses.seeV4(v4, ipv4Text, bucket * HOUR_MS), n);
+    for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, addresses.see(ip, bucket * HOUR_MS), n);
   }
 
   /**
