@@ -91,16 +91,6 @@ export function addressesWhere(db: Db, f: { country?: string; asn?: number }): s
   return db.select({ ip: eventAddresses.ip }).from(eventAddresses).where(and(...conds)).all().map((r) => r.ip);
 }
 
-/** The stored enrichment of some addresses. */
-export function geoOf(db: Db, ips: string[]): Map<string, Geo> {
-  const out = new Map<string, Geo>();
-  for (let i = 0; i < ips.length; i += 500) {
-    const rows = db.select().from(eventAddresses).where(inArray(eventAddresses.ip, ips.slice(i, i + 500))).all();
-    for (const r of rows) out.set(r.ip, { country: r.country, asn: r.asn, as_org: r.asOrg });
-  }
-  return out;
-}
-
 /** The AS organisation names of some ASNs, as stored with their addresses. */
 export function asOrgs(db: Db, asns: number[]): Map<number, string | null> {
   if (asns.length === 0) return new Map();
