@@ -9,7 +9,7 @@
  * spent writing counters with enrichment less without, per event.
  *
  * The lookup cache lives as long as the process, as in Core: the first round pays a miss per
- * distinct address (about 2.5 µs each), later rounds mostly hits; both are shown. Loading the
+ * distinct address (a walk of the MMDB tree), later rounds mostly hits; both are shown. Loading the
  * data (once per process and thread) is shown apart.
  *
  *   bun bench/ingest-geo.ts      # or as part of `bun run bench ingest`
