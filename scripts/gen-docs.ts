@@ -121,6 +121,13 @@ function renderOperation(method: string, path: string, op: Json): string {
       out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`${example ? `, e.g. \`${JSON.stringify(example)}\`` : ""}.`);
       continue;
     }
+    // A plain-text answer (metrics, blocklist): its media type and example.
+    const text = schema ? undefined : Object.entries<Json>(res.content ?? {}).find(([type]) => type.startsWith("text/"));
+    if (text) {
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: \`${text[0]}\`. ${res.description ?? ""}`.trimEnd());
+      if (text[1].example) out.push("", "```text", String(text[1].example).trimEnd(), "```");
+      continue;
+    }
     out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}`);
     const rows = fieldRows(schema);
     if (rows.length) out.push("", table(["field", "type", "required", "description"], rows));

@@ -82,6 +82,8 @@ export function statsText(s: Stats, width?: number): string {
     ["USERNAME", s.top.usernames],
     ["PASSWORD", s.top.passwords],
     ["EVENT TYPE", s.top.event_types],
+    ["COUNTRY", s.top.countries ?? []],
+    ["ASN", (s.top.asns ?? []).map((a) => ({ value: a.as_org ? `${a.value} ${a.as_org}` : a.value, count: a.count }))],
   ];
   for (const [header, rows] of lists) {
     if (rows.length === 0) continue;
@@ -108,5 +110,7 @@ export function statsText(s: Stats, width?: number): string {
     );
   }
   if (s.rules && s.rules.alerts > 0) lines.push("", `Alerts raised since Core started: ${s.rules.alerts}`);
+  // The shipped data's licence (CC BY 4.0) asks for this credit wherever its results are shown.
+  if (s.geo_attribution && ((s.top.countries ?? []).length > 0 || (s.top.asns ?? []).length > 0)) lines.push("", `Countries: ${s.geo_attribution.country}`, `ASNs: ${s.geo_attribution.asn}`);
   return lines.join("\n");
 }

@@ -5,6 +5,7 @@
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { openDatabase } from "../db";
+import { geoLookup } from "../geo";
 import { CommandStore } from "../db/command-store";
 import { EventQueries } from "../db/event-store";
 import { EventReader } from "../db/event-reader";
@@ -28,6 +29,8 @@ import { consoleApi } from "./console";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
+import { CoreMetrics, metricsApi } from "./metrics";
+import { indicatorsApi } from "./api/indicators";
 import { startNodeChannel } from "./node-channel";
 import { Outputs } from "./outputs";
 import { FeedHub } from "./proxy/feed-hub";
@@ -60,11 +63,14 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const security = new Security(config);
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
+  // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
+  const geo = config.geo_enrichment ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
   const db = openDatabase(config.db);
   security.useNodeSecrets(new SqlNodeSecretStore(db));
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
-  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }) });
+  const metrics = new CoreMetrics();
+  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
   const commandStore = new CommandStore(db);
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
@@ -136,14 +142,14 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
-    const lists = { ...registryLists(registry), "/api/v1/events": eventList(new EventQueries(db), () => ingest.version) };
+    const lists = { ...registryLists(registry), "/api/v1/events": eventList(new EventQueries(db), () => ingest.version, { ingest, geo }) };
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" }))],
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
@@ -169,6 +175,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     stoppers.push(() => proxy.stop());
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status) });
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
     log.info({ host: config.host, ports, db: config.db }, "core started");

@@ -9,8 +9,10 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
+import type { Geo } from "../geo";
+import { AddressWriter, addressesWhere, type GeoResolver } from "./address-store";
 import type { Db } from "./index";
-import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
+import { eventAddresses, eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
 export const SEG_SIZE = 4096;
@@ -27,7 +29,8 @@ const DAILY_KEYS = 5000;
 /** Take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */
 const IMMEDIATE = { behavior: "immediate" } as const;
 
-export const COUNT_KINDS = ["src_ip", "username", "password", "event_type"] as const;
+/** `country` and `asn` are counted from the source addresses when the counters are written (address-store.ts). */
+export const COUNT_KINDS = ["src_ip", "username", "password", "event_type", "country", "asn"] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
 
 // Type aliases, not interfaces: Drizzle's placeholder values must be index-signature compatible.
@@ -289,7 +292,14 @@ export class EventWriter {
   /** The values of `insertEvents`, in placeholder order, reused for every statement. */
   private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * EVENT_COLUMNS);
 
-  constructor(private readonly db: Db) {
+  /** Enrichment of the counted addresses; absent in tests of the store alone. */
+  private readonly addresses: AddressWriter | null;
+
+  constructor(
+    private readonly db: Db,
+    geo?: GeoResolver,
+  ) {
+    this.addresses = geo ? new AddressWriter(db, geo) : null;
     const ph = sql.placeholder;
     this.insertEvents = db.insert(events).values(eventRows(ROWS_PER_INSERT)).prepare();
     this.insertEvent = db.insert(events).values(eventRows(1)).prepare();
@@ -449,16 +459,36 @@ export class EventWriter {
   /** Writes the in-memory counts and moves the watermark to the last committed event. */
   flushCounts(): void {
     const through = this.lastId;
-    this.db.transaction(() => {
-      for (const [kind, bucket, key, count] of this.counts.entries()) {
-        this.upsertCount.run({ kind, bucket, key, count });
-        const day = Math.floor(bucket / DAY_HOURS);
-        if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
-      }
-      this.setMeta.run({ key: COUNTED_THROUGH, value: through });
-    }, IMMEDIATE);
+    if (this.addresses) this.countGeo(this.addresses);
+    let committed = false;
+    try {
+      this.db.transaction(() => {
+        this.addresses?.write();
+        for (const [kind, bucket, key, count] of this.counts.entries()) {
+          this.upsertCount.run({ kind, bucket, key, count });
+          const day = Math.floor(bucket / DAY_HOURS);
+          if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
+        }
+        this.setMeta.run({ key: COUNTED_THROUGH, value: through });
+        committed = true;
+      }, IMMEDIATE);
+    } finally {
+      this.addresses?.done(committed);
+      // Counted again from the addresses at the next attempt.
+      if (!committed) for (const k of ["country", "asn"] as const) this.counts.byKind.delete(k);
+    }
     this.counts.clear();
     this.rollUpDay();
+  }
+
+  /** Country and ASN counts from the address counts about to be written: per distinct address, not per event. */
+  private countGeo(addresses: AddressWriter): void {
+    const add = (bucket: number, g: Geo, n: number) => {
+      if (g.country !== null) this.counts.add("country", bucket, g.country, n);
+      if (g.asn !== null) this.counts.add("asn", bucket, String(g.asn), n);
+    };
+    for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, addresses.seeV4(v4, ipv4Text, bucket * HOUR_MS), n);
+    for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, addresses.see(ip, bucket * HOUR_MS), n);
   }
 
   /**
@@ -572,6 +602,9 @@ export interface EventFilter {
   potType?: string;
   eventType?: string;
   srcIp?: string;
+  /** Source addresses enriched with this country (ISO 3166 code) and/or ASN (event_addresses). */
+  country?: string;
+  asn?: number;
   /** Inclusive lower bound on the event time, ms. */
   since?: number;
   /** Exclusive upper bound on the event time, ms. */
@@ -600,6 +633,8 @@ export interface EventPage {
  * (4096 segments = 16.7M events): keeps the worst case of a rare filter bounded per request.
  */
 const MAX_SEGMENTS_PER_PAGE = 4096;
+/** Addresses of a country/ASN filter checked against each segment's Bloom filter at most. */
+const GEO_BLOOM_MAX = 64;
 /** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
 const SEGMENT_SLICE = 256;
 
@@ -676,6 +711,17 @@ export class EventQueries {
     if (filter.until !== undefined) conds.push(lt(events.ts, filter.until));
 
     if (filter.srcIp !== undefined) conds.push(eq(events.srcIp, filter.srcIp));
+    // Country and ASN: the addresses that have them (a lookup per address, never per event).
+    let geoIps: string[] | null = null;
+    if (filter.country !== undefined || filter.asn !== undefined) {
+      const where = { country: filter.country, asn: filter.asn };
+      geoIps = addressesWhere(this.db, where);
+      if (geoIps.length === 0) return { events: [], nextCursor: null };
+      const geoConds: SQL[] = [];
+      if (where.country !== undefined) geoConds.push(eq(eventAddresses.country, where.country));
+      if (where.asn !== undefined) geoConds.push(eq(eventAddresses.asn, where.asn));
+      conds.push(inArray(events.srcIp, this.db.select({ ip: eventAddresses.ip }).from(eventAddresses).where(and(...geoConds))));
+    }
     if (conds.length === 0) {
       // The most asked page (the latest events): its statement is built once.
       this.latest ??= this.latestStatement();
@@ -692,7 +738,7 @@ export class EventQueries {
       .prepare();
     const out: StoredEvent[] = [];
     let scanned = 0;
-    for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE))) {
+    for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE), geoIps)) {
       if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg + 1) * SEG_SIZE };
       const lo = seg * SEG_SIZE;
       const rows = query.all({ lo, upper: Math.min(upper, lo + SEG_SIZE - 1), n: limit - out.length });
@@ -717,7 +763,7 @@ export class EventQueries {
    * holding the event type and source (segment keys), and whose Bloom filter may hold the
    * address. Read a slice at a time, so a filter that matches early reads little.
    */
-  private *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number): Generator<number> {
+  private *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number, geoIps: string[] | null = null): Generator<number> {
     const keyed = (kind: string, values: number[]) =>
       new Set(
         this.db
@@ -730,12 +776,15 @@ export class EventQueries {
     const withType = typeId === null ? null : keyed("type", [typeId]);
     const withSource = sourceIds === null ? null : keyed("source", sourceIds);
     const ip = f.srcIp;
+    // A few addresses of a country or ASN are checked against the Bloom filters too; many would
+    // cost more in hashing than scanning the segments does.
+    const anyOf = geoIps !== null && geoIps.length <= GEO_BLOOM_MAX ? geoIps : null;
     const ph = sql.placeholder;
     const conds: SQL[] = [lt(eventSegments.seg, ph("below"))];
     if (f.since !== undefined) conds.push(gte(eventSegments.maxTs, f.since));
     if (f.until !== undefined) conds.push(lt(eventSegments.minTs, f.until));
     const slice = this.db
-      .select({ seg: eventSegments.seg, bloom: ip === undefined ? sql<null>`null` : eventSegments.ipBloom })
+      .select({ seg: eventSegments.seg, bloom: ip === undefined && anyOf === null ? sql<null>`null` : eventSegments.ipBloom })
       .from(eventSegments)
       .where(and(...conds))
       .orderBy(desc(eventSegments.seg))
@@ -748,6 +797,7 @@ export class EventQueries {
         if (withType && !withType.has(r.seg)) continue;
         if (withSource && !withSource.has(r.seg)) continue;
         if (ip !== undefined && !bloomHas(r.bloom as Uint8Array, ip)) continue;
+        if (anyOf !== null && !anyOf.some((a) => bloomHas(r.bloom as Uint8Array, a))) continue;
         yield r.seg;
       }
       below = rows[rows.length - 1]!.seg;

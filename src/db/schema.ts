@@ -195,3 +195,21 @@ export const ruleSeen = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.rule, t.value] })],
 );
+
+/**
+ * What the enrichment found for each source address (see src/geo): written by the event
+ * writer once per new address (with the hourly counters, not per event), so filtering events
+ * by country or ASN and the indicators read it instead of looking every event up.
+ * `first_seen` is the start of the hour the address was first counted in.
+ */
+export const eventAddresses = sqliteTable(
+  "event_addresses",
+  {
+    ip: text("ip").primaryKey(),
+    country: text("country"),
+    asn: integer("asn"),
+    asOrg: text("as_org"),
+    firstSeen: integer("first_seen").notNull(),
+  },
+  (t) => [index("event_addresses_country").on(t.country), index("event_addresses_asn").on(t.asn)],
+);

@@ -8,6 +8,7 @@ import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from 
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
+import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
@@ -25,10 +26,23 @@ const exampleEvent = {
   event_type: "cowrie.login.failed",
   timestamp: "2026-11-22T01:07:42.010Z",
   src_ip: "203.0.113.7",
+  geo: { country: "CN", asn: 4134, as_org: "Chinanet" },
   data: { session: "61cb4b9d22c9", username: "admin", password: "wrongpw", protocol: "ssh", message: "login attempt [admin/wrongpw] failed" },
 };
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
+
+export const GeoRecord = t.Object(
+  {
+    country: nullable(t.String({ description: "ISO 3166-1 alpha-2 country code." })),
+    asn: nullable(t.Integer({ minimum: 0, description: "Autonomous system number." })),
+    as_org: nullable(t.String({ description: "The autonomous system's organisation." })),
+  },
+  {
+    description:
+      "Where the source address is, from offline data: DB-IP Lite and RouteViews/NRO/DB-IP IP-to-ASN by default, or the operator's MaxMind files (`geoip_db`, `asn_db`); see the stats' `geo_attribution`. A field is null where the data does not know it; `geo` is absent when the event has no source address or the data knows nothing of it (private, reserved and documentation ranges such as 10.0.0.0/8 or 203.0.113.0/24).",
+  },
+);
 
 export const EventRecord = t.Object(
   {
@@ -39,6 +53,7 @@ export const EventRecord = t.Object(
     event_type: t.String({ description: "Event type, e.g. `cowrie.login.failed` (also when a node sent it as a PotLog); `log.<type>` for a PotLog of a process's output (`log.stderr`), `node.<event>` for NodeEvent." }),
     timestamp: t.String({ description: "Event time, ISO 8601 UTC (the receive time when the event had none)." }),
     src_ip: nullable(t.String({ description: "Attacker's address." })),
+    geo: t.Optional(GeoRecord),
     data: t.Record(t.String(), t.Any(), { description: "Every field of the event that is not one of the columns above." }),
   },
   { example: exampleEvent },
@@ -60,6 +75,8 @@ const EventQuery = queryParams(
     pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
     event_type: Type.Optional(Type.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
     src_ip: Type.Optional(Type.String({ description: "Only events from this source address.", example: "203.0.113.7" })),
+    country: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2}$", description: "Only events from addresses in this country (ISO 3166-1 alpha-2 code, as in `geo.country`).", example: "CN" })),
+    asn: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: "Only events from addresses in this autonomous system (as in `geo.asn`).", example: 4134 })),
     since: Type.Optional(Type.String({ description: `Events at or after this time: ${TIME_FORMS} (before now), as the CLI's --since.`, example: "2026-11-21T00:00:00Z" })),
     until: Type.Optional(Type.String({ description: "Events before this time, in the same forms as `since`.", example: "2026-11-22T00:00:00Z" })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE, description: `Page size (1-${MAX_PAGE}).`, example: 100 })),
@@ -74,11 +91,24 @@ function timeParam(name: string, raw: string | undefined): number | undefined {
   return ms;
 }
 
-export function toEventRecord(r: EventRow): EventRecord {
-  return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
+export function toEventRecord(r: EventRow, geo?: GeoLookup | null): EventRecord {
+  const rec: EventRecord = { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
+  // Looked up at read time (cached per address), like the live feed: the same data the
+  // country/ASN filter and counters were built from.
+  if (geo && r.src_ip) {
+    const g = geo.known(r.src_ip);
+    if (g) rec.geo = g;
+  }
+  return rec;
 }
 
 const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
+
+/** An event's `geo` member, as toEventRecord adds it: only when the data knows the address. */
+function geoJson(geo: GeoLookup | null, ip: string | null): string {
+  const g = geo && ip ? geo.known(ip) : null;
+  return g ? `,"geo":${JSON.stringify(g)}` : "";
+}
 
 /**
  * A page as JSON text, written from the rows as stored: the same text as `stringify` of the
@@ -86,7 +116,7 @@ const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
  * value (most of a page's cost). `data` is parsed and written again, not copied: stored as the
  * honeypot sent it, it may hold spaces, escapes or a repeated key that the API never shows.
  */
-export function eventPageJson(page: { events: StoredEvent[]; nextCursor: number | null }): string {
+export function eventPageJson(page: { events: StoredEvent[]; nextCursor: number | null }, geo: GeoLookup | null = null): string {
   let out = '{"events":[';
   for (let i = 0; i < page.events.length; i++) {
     const r = page.events[i]!;
@@ -95,7 +125,7 @@ export function eventPageJson(page: { events: StoredEvent[]; nextCursor: number 
     out +=
       (i === 0 ? "" : ",") +
       `{"id":${r.id},"node_id":${r.nodeId === null ? "null" : BigInt(r.nodeId).toString()},"pot_id":${str(r.potId)},"pot_type":${str(r.potType)},` +
-      `"event_type":${JSON.stringify(r.eventType)},"timestamp":"${new Date(r.ts).toISOString()}","src_ip":${str(r.srcIp)},"data":${data}}`;
+      `"event_type":${JSON.stringify(r.eventType)},"timestamp":"${new Date(r.ts).toISOString()}","src_ip":${str(r.srcIp)},"data":${data}${geoJson(geo, r.srcIp)}}`;
   }
   return out + `],"next_cursor":${page.nextCursor === null ? "null" : `"${page.nextCursor}"`}}`;
 }
@@ -111,7 +141,7 @@ const KEPT_PAGES = 32;
  * polling the latest page between two commits get the bytes of the first one's answer. Pages
  * with `since` or `until` are not kept: `1h` moves with the clock.
  */
-export function eventList(queries: EventQueries, version: () => number): (request: Request) => Response {
+export function eventList(queries: EventQueries, version: () => number, deps: { ingest: Ingest; geo: GeoLookup | null }): (request: Request) => Response | Promise<Response> {
   const pages = new Map<string, Uint8Array>();
   let at = -1;
   return (request) => {
@@ -133,28 +163,35 @@ export function eventList(queries: EventQueries, version: () => number): (reques
       srcIp: query.src_ip,
       since: timeParam("since", query.since),
       until: timeParam("until", query.until),
+      country: query.country?.toUpperCase(),
+      asn: query.asn,
     };
     if (query.node_id !== undefined) {
       const id = toU64(query.node_id);
       if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
       filter.nodeId = id;
     }
-    const page = queries.listStored(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
-    const body = new TextEncoder().encode(eventPageJson(page));
-    if (query.since === undefined && query.until === undefined && pages.size < KEPT_PAGES) pages.set(key, body);
-    return new Response(body, { headers: JSON_HEADERS });
+    const answer = () => {
+      const page = queries.listStored(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
+      const body = new TextEncoder().encode(eventPageJson(page, deps.geo));
+      if (query.since === undefined && query.until === undefined && pages.size < KEPT_PAGES) pages.set(key, body);
+      return new Response(body, { headers: JSON_HEADERS });
+    };
+    // The address table is written with the counters: have every committed event's address in it.
+    if (filter.country !== undefined || filter.asn !== undefined) return deps.ingest.countsSettled().then(answer);
+    return answer();
   };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; list?: (request: Request) => Response; outputs?: OutputsStats }) => {
+export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats }) => {
   const queries = new EventQueries(deps.db);
-  const list = deps.list ?? eventList(queries, () => deps.ingest.version);
+  const list = deps.list ?? eventList(queries, () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo });
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
       ({ request }) => list(request),
       {
-        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, since, until, limit, cursor'] }) },
+        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, country, asn, since, until, limit, cursor'] }) },
         detail: {
           parameters: EventQuery.parameters,
           tags: ["Events"],
@@ -173,7 +210,7 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         const id = Number(params.id);
         const row = Number.isSafeInteger(id) ? queries.get(id) : null;
         if (!row) throw notFound(`event ${params.id} does not exist`);
-        return toEventRecord(row);
+        return toEventRecord(row, deps.geo);
       },
       {
         params: t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Event id.", example: "1042" }) }),
@@ -181,5 +218,5 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, outputs: deps.outputs }));
+    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, outputs: deps.outputs, geo: deps.geo, db: deps.db }));
 };

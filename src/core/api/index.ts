@@ -54,7 +54,7 @@ export interface ApiOptions {
    * also routes of a plugin (for OpenAPI and HEAD); a GET is answered from Bun's router after
    * the same checks, without Elysia's per-request pipeline. An answer may throw an ApiError.
    */
-  reads?: Record<string, (request: Request) => Response>;
+  reads?: Record<string, (request: Request) => Response | Promise<Response>>;
 }
 
 /** The SQLite error behind a failure when it says the file is damaged (drivers may wrap it in `cause`). */
@@ -127,11 +127,12 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
    * A GET answered from Bun's router: the same checks as onRequest, then the answer. Elysia's
    * pipeline (context, hooks, mapResponse) cost a third of a request whose answer is fixed bytes.
    */
-  const direct = (answer: (request: Request) => Response, path: string) => (request: Request, server: Server<unknown>) => {
+  const direct = (answer: (request: Request) => Response | Promise<Response>, path: string) => (request: Request, server: Server<unknown>) => {
     const refused = admit(request, server, path);
     if (refused !== null) return refused;
     try {
-      return answer(request);
+      const r = answer(request);
+      return r instanceof Promise ? r.catch((e) => failure(e, request)) : r;
     } catch (e) {
       return failure(e, request);
     }
@@ -223,6 +224,8 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
             { name: "Catalogue", description: "Honeypot kinds a node can install" },
             { name: "Outputs", description: "Where events and alerts are shipped (docs/outputs.md)" },
             { name: "Rules", description: "Alert rules (docs/outputs.md)" },
+            { name: "Indicators", description: "Attackers' addresses, credentials, URLs and file hashes for threat-intelligence tools and firewalls" },
+            { name: "Metrics", description: "Prometheus metrics" },
           ],
           components: {
             securitySchemes: {

@@ -6,7 +6,10 @@
  * event that `GET /api/v1/events` shows.
  */
 import { Elysia, t } from "elysia";
+import type { Db } from "../../db";
+import { asOrgs } from "../../db/address-store";
 import type { EventQueries, TopEntry } from "../../db/event-store";
+import type { GeoLookup } from "../../geo";
 import type { Ingest } from "../ingest/types";
 import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
@@ -57,7 +60,17 @@ export const Stats = t.Object(
       usernames: TopList("usernames tried", [{ value: "root", count: 3311 }]),
       passwords: TopList("passwords tried", [{ value: "123456", count: 901 }]),
       event_types: TopList("event types", [{ value: "cowrie.login.failed", count: 48210 }]),
+      // Optional in the schema only so that the CLI reads an older Core; this Core always sends them.
+      countries: t.Optional(TopList("source countries (ISO 3166-1 alpha-2 codes of the source addresses)", [{ value: "CN", count: 20544 }])),
+      asns: t.Optional(t.Array(t.Object({ value: t.String({ description: "The ASN, as text like the other lists." }), as_org: t.Union([t.String(), t.Null()]), count: t.Integer({ minimum: 0 }) }), {
+        description: "Most frequent source autonomous systems in the window, most frequent first.",
+        example: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
+      })),
     }),
+    geo_attribution: t.Optional(t.Object(
+      { country: t.String(), asn: t.String() },
+      { description: "Where the countries and ASNs come from, with the credit their licences ask for (CC BY 4.0 for the shipped data)." },
+    )),
   },
   {
     example: {
@@ -83,6 +96,12 @@ export const Stats = t.Object(
         usernames: [{ value: "root", count: 3311 }],
         passwords: [{ value: "123456", count: 901 }],
         event_types: [{ value: "cowrie.login.failed", count: 48210 }],
+        countries: [{ value: "CN", count: 20544 }],
+        asns: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
+      },
+      geo_attribution: {
+        country: "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0",
+        asn: "IP to ASN: RouteViews (https://www.routeviews.org), NRO (https://www.nro.net) and DB-IP (https://db-ip.com), CC BY 4.0, via ip-location-db",
       },
     },
   },
@@ -111,7 +130,16 @@ export interface OutputsStats {
   rules: () => Stats["rules"];
 }
 
-export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"]; outputs?: OutputsStats }) =>
+
+function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
+  const orgs = asOrgs(
+    db,
+    top.map((e) => Number(e.value)),
+  );
+  return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
+}
+
+export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -130,12 +158,20 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
         security: deps.security(),
         outputs: deps.outputs?.outputs() ?? [],
         rules: deps.outputs?.rules() ?? NO_RULES,
-        top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
+        top: {
+          src_ips: s.top.src_ip,
+          usernames: s.top.username,
+          passwords: s.top.password,
+          event_types: s.top.event_type,
+          countries: s.top.country,
+          asns: withOrgs(deps.db, s.top.asn),
+        },
+        geo_attribution: deps.geo?.attribution,
       };
     },
     {
       response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
       detail: {
-        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords and event types over a window." },
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs over a window, with the credit the geolocation data asks for." },
     },
   );

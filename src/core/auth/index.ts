@@ -90,6 +90,8 @@ export class Security {
   private rateLimited(path: string, address: string): boolean {
     // /health is fixed bytes, cheaper to answer than a 429; a local client (health checker,
     // CLI, console on Core's host) is the operator's own unless api_rate_limit_loopback says not.
+    // Prometheus scrapes on a fixed interval from the same host; they must never be told 429.
+    if (path === "/metrics" && isLoopbackPeer(address)) return false;
     return this.api.enabled && path !== "/health" && (this.config.api_rate_limit_loopback || !isLoopbackPeer(address));
   }
 

@@ -6,6 +6,7 @@
 import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
 import { EventQueries } from "../../db/event-store";
+import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
@@ -21,6 +22,9 @@ export interface IngestDeps {
   bus: MessageBus;
   registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
   logger: Logger;
+  /** Each committed batch's size, lag and events per type, and each rejection's code, for the metrics. */
+  onBatchCommitted?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
+  onReject?: (code: string) => void;
   /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
   writerGate?: () => Promise<void>;
 }
@@ -31,9 +35,11 @@ export function createIngest(deps: IngestDeps): Ingest {
   // With the writer thread, the checkpointer thread is the one to copy the WAL into the
   // database: a commit on this thread's connection must not start a copy of its own.
   if (useWorker) deps.db.$client.exec("PRAGMA wal_autocheckpoint = 0");
+  const geo = config.geo_enrichment ? { geoipDb: config.geoip_db, asnDb: config.asn_db } : null;
+  const enricher = geo && geoLookup(geo);
   return new EventPipeline({
     config,
-    writer: useWorker ? workerWriter(config.db, deps.logger) : inlineWriter(deps.db),
+    writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(deps.db, geo),
     bus: deps.bus,
     logger: deps.logger,
     nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),
@@ -41,5 +47,8 @@ export function createIngest(deps: IngestDeps): Ingest {
     dictionaries: new EventQueries(deps.db).dictionaries(),
     spools: new EventQueries(deps.db).spoolPositions(),
     writerGate: deps.writerGate,
+    enrich: enricher ? (ip) => enricher.known(ip) : undefined,
+    onBatchCommitted: deps.onBatchCommitted,
+    onReject: deps.onReject,
   });
 }

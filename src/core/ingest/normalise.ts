@@ -55,6 +55,8 @@ export interface EventRecord {
   event_type: string;
   timestamp: string;
   src_ip: string | null;
+  /** Country and network of src_ip (src/geo), added for the live feed and REST. */
+  geo?: { country: string | null; asn: number | null; as_org: string | null };
   data: Record<string, unknown>;
 }
 

@@ -11,6 +11,7 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
+import type { Geo } from "../../geo";
 import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
@@ -21,6 +22,8 @@ import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
 interface Batch {
+  /** When its first event arrived (performance.now()): receive-to-commit lag for the metrics. */
+  startedAt: number;
   seq: number;
   attempts: number;
   n: number;
@@ -64,6 +67,15 @@ export interface PipelineOptions {
   writerGate?: () => Promise<void>;
   /** Pause before re-sending batches whose write failed (a full disk, a locked database). */
   retryMs?: number;
+  /** The country and network of a source address, for the live feed's `geo` (src/geo, cached per address). */
+  enrich?: (ip: string) => Geo | undefined;
+  /**
+   * Told of each committed batch (`GET /metrics`): its size, the seconds from its first event's
+   * arrival to the commit, and its events per event type.
+   */
+  onBatchCommitted?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
+  /** Told of each rejected line or message, by error code. */
+  onReject?: (code: string) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -287,6 +299,7 @@ export class EventPipeline implements Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void {
     this.counters.received++;
     this.counters.rejected++;
+    this.opts.onReject?.(code);
     this.warn.warn(`${remote}:${code}`, { remote, code }, `skipped input that is not an event: ${message}`);
     if (tag && tag.outstanding === 0) tag.settled(tag.lineNo);
   }
@@ -311,6 +324,7 @@ export class EventPipeline implements Ingest {
   private newBatch(): Batch {
     const size = this.cfg.batch_size;
     return {
+      startedAt: performance.now(),
       seq: 0,
       attempts: 0,
       n: 0,
@@ -443,10 +457,15 @@ export class EventPipeline implements Ingest {
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
     this.version++;
+    if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, this.typeCounts(b));
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
         const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
+        if (rec.src_ip && this.opts.enrich) {
+          const geo = this.opts.enrich(rec.src_ip);
+          if (geo) rec.geo = geo;
+        }
         this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
       }
     }
@@ -464,6 +483,18 @@ export class EventPipeline implements Ingest {
     // The writer has room: whatever accumulated meanwhile goes now rather than after the delay.
     if (this.sealed.length === 0 && this.current && this.inFlight < MAX_IN_FLIGHT) this.seal();
     this.pump();
+  }
+
+  /** A batch's events per event type (a pass over its type ids: a few ns per event). */
+  private typeCounts(b: Batch): Map<string, number> {
+    const byId = new Map<number, number>();
+    for (let i = 0; i < b.n; i++) {
+      const t = b.typeId[i]!;
+      byId.set(t, (byId.get(t) ?? 0) + 1);
+    }
+    const out = new Map<string, number>();
+    for (const [t, n] of byId) out.set(this.typeById[t] ?? String(t), n);
+    return out;
   }
 
   /** One log line per committed event, from the batch's columns and data bytes. */
