@@ -48,9 +48,9 @@ describe("GET /metrics", () => {
     node.close();
   });
 
-  test("loopback scrapes are never rate-limited; with tokens, the read role is needed", async () => {
+  test("loopback scrapes are never rate-limited, even with loopback counted; with tokens, the read role is needed", async () => {
     const READ = "hb_read_token_for_metrics_0123456";
-    await using core = await startTestCore({ api_rate_per_minute: 2, tokens: [{ name: "prometheus", role: "read", sha256: sha256(READ) }] });
+    await using core = await startTestCore({ api_rate_per_minute: 2, api_rate_limit_loopback: true, tokens: [{ name: "prometheus", role: "read", sha256: sha256(READ) }] });
     const auth = { authorization: `Bearer ${READ}` };
     expect((await fetch(`${core.api}/metrics`)).status).toBe(401);
     for (let i = 0; i < 5; i++) await scrape(core, auth);
