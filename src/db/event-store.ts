@@ -10,6 +10,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "dr
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
+import { kindOfType, SessionTracker, type Kind, type SessionChanges } from "./session-store";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
@@ -268,6 +269,9 @@ interface SegmentDelta {
 export class EventWriter {
   private lastId: number;
   private readonly typeNames = new Map<number, string>();
+  /** What each event type adds to a session (by type id). */
+  private readonly typeKinds: Kind[] = [];
+  private readonly sessions: SessionTracker;
   private readonly counts = new HourlyCounts();
   /** Segment keys already written ("seg/kind/value"), so each batch inserts only new ones. */
   private readonly keysWritten = new Set<string>();
@@ -332,7 +336,8 @@ export class EventWriter {
     const lastGiven = db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, LAST_ID)).get()?.value ?? 0;
     this.lastId = Math.max(lastGiven, db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0);
     this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
-    for (const t of db.select().from(eventTypes).all()) this.typeNames.set(t.id, t.name);
+    for (const t of db.select().from(eventTypes).all()) this.addType(t);
+    this.sessions = new SessionTracker(db);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const stored = db.select({ bits: eventSegments.ipBloom }).from(eventSegments).where(eq(eventSegments.seg, lastSeg)).get();
     if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.bits) };
@@ -348,6 +353,8 @@ export class EventWriter {
     const segs: SegmentDelta[] = [];
     let cur: SegmentDelta | null = null;
     let newKeys: string[] = [];
+    for (const t of b.newTypes) this.addType(t);
+    let sessionChanges: SessionChanges = [];
     this.db.transaction(() => {
       for (const s of b.newSources) this.insertSource.run(s);
       // In the same transaction as the events: a position is stored exactly when its events are.
@@ -386,15 +393,21 @@ export class EventWriter {
         this.writeKeys(s.seg, "type", s.types, newKeys);
         this.writeKeys(s.seg, "source", s.sources, newKeys);
       }
+      sessionChanges = this.sessions.write(b.n, firstId, data, b.ts, b.sourceId, b.typeId, ips, (t) => this.typeKinds[t] ?? 0);
     }, IMMEDIATE);
+    this.sessions.committed(sessionChanges);
     // Only now: a rolled-back batch must not leave keys marked as written. (A rolled-back
     // batch may leave bits in the Bloom filter: a false positive, which is harmless.)
     if (this.keysWritten.size > 10_000) this.keysWritten.clear(); // forgetting only costs a redundant INSERT OR IGNORE
     for (const k of newKeys) this.keysWritten.add(k);
     this.lastId = firstId + b.n - 1;
-    for (const t of b.newTypes) this.typeNames.set(t.id, t.name);
     this.countBatch(b, ips);
     return firstId;
+  }
+
+  private addType(t: TypeEntry): void {
+    this.typeNames.set(t.id, t.name);
+    this.typeKinds[t.id] = kindOfType(t.name);
   }
 
   private bloomOf(seg: number): Uint8Array {
@@ -530,6 +543,8 @@ export class EventWriter {
       .limit(1)
       .get();
     if (!seg) {
+      const sessionsDeleted = this.db.transaction(() => this.sessions.retentionStep(cutoffMs, maxRows), IMMEDIATE);
+      if (sessionsDeleted > 0) return sessionsDeleted;
       const bucket = Math.floor(cutoffMs / HOUR_MS);
       this.db.delete(eventCounts).where(lt(eventCounts.bucket, bucket)).run();
       this.db.delete(eventCountsDaily).where(lt(eventCountsDaily.day, Math.floor(bucket / DAY_HOURS))).run();
@@ -783,7 +798,7 @@ export class EventQueries {
   }
 }
 
-function toRow(r: { id: number; ts: number; nodeId: string | null; potId: string | null; potType: string | null; eventType: string; srcIp: string | null; data: string }): EventRow {
+export function toRow(r: { id: number; ts: number; nodeId: string | null; potId: string | null; potType: string | null; eventType: string; srcIp: string | null; data: string }): EventRow {
   return {
     id: r.id,
     ts: r.ts,

@@ -1,0 +1,508 @@
+/**
+ * Attack sessions, built from the events themselves: any event whose data has a `session`
+ * field (Cowrie's, whatever the shape it arrived in) belongs to the session of that id within
+ * its source (node, pot). See the `sessions` table in schema.ts for the storage.
+ *
+ * The writer side (`SessionTracker`) runs inside the event writer's batch transaction; the
+ * reader side (`SessionQueries`) on the main thread's connection.
+ */
+import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
+import type { Db } from "./index";
+import { type EventRow, SEG_SIZE, toRow } from "./event-store";
+import { events, eventSources, eventTypes, sessionRecordings, sessions } from "./schema";
+
+/** What an event type adds to its session's summary. */
+const Kind = { Other: 0, LoginSuccess: 1, Command: 2, File: 3, TtyLog: 4, Closed: 5 } as const;
+export type Kind = (typeof Kind)[keyof typeof Kind];
+
+const KINDS: Record<string, Kind> = {
+  "cowrie.login.success": Kind.LoginSuccess,
+  "cowrie.command.input": Kind.Command,
+  "cowrie.session.file_download": Kind.File,
+  "cowrie.session.file_upload": Kind.File,
+  "cowrie.log.closed": Kind.TtyLog,
+  "cowrie.session.closed": Kind.Closed,
+};
+
+export function kindOfType(name: string): Kind {
+  return KINDS[name] ?? Kind.Other;
+}
+
+/**
+ * Session ids are looked for as text (`"session":"<id>"`) rather than parsed out of each
+ * event: that costs a string search per event on the writer's thread. Inside a JSON string a
+ * quote is always escaped, so the pattern only matches a key. Ids outside this alphabet
+ * (Cowrie's are 8 or 12 hex digits) are not sessions.
+ */
+const SESSION_KEY = '"session":"';
+const SESSION_ID = /^[\w.:-]{1,64}$/;
+
+export function sessionOf(data: string): string | null {
+  const at = data.indexOf(SESSION_KEY);
+  if (at < 0) return null;
+  const from = at + SESSION_KEY.length;
+  const to = data.indexOf('"', from);
+  if (to < 0 || to - from > 64) return null;
+  const id = data.slice(from, to);
+  return SESSION_ID.test(id) ? id : null;
+}
+
+/** Recent sessions the writer finds in memory; older ones that send again start a new row. */
+const KNOWN_SESSIONS = 100_000;
+
+interface Known {
+  id: number;
+  lastSeg: number;
+  login: boolean;
+}
+
+interface Delta {
+  key: string;
+  known: Known | null;
+  sourceId: number;
+  session: string;
+  srcIp: string | null;
+  startTs: number;
+  endTs: number;
+  firstEventId: number;
+  lastEventId: number;
+  events: number;
+  login: boolean;
+  username: string | null;
+  password: string | null;
+  commands: number;
+  files: number;
+  ttylog: boolean;
+  closed: boolean;
+  /** Segments of this batch's events, ascending, without the one the row already ends with. */
+  segs: number[];
+}
+
+/** What a committed batch changes in the tracker's memory. */
+export type SessionChanges = { key: string; known: Known }[];
+
+export class SessionTracker {
+  private readonly known = new Map<string, Known>();
+  private nextId: number;
+  private readonly insert;
+  private readonly update;
+
+  constructor(private readonly db: Db) {
+    const ph = sql.placeholder;
+    this.insert = db
+      .insert(sessions)
+      .values({
+        id: ph("id"),
+        sourceId: ph("sourceId"),
+        session: ph("session"),
+        srcIp: ph("srcIp"),
+        startTs: ph("startTs"),
+        endTs: ph("endTs"),
+        firstEventId: ph("firstEventId"),
+        lastEventId: ph("lastEventId"),
+        events: ph("events"),
+        loginSuccess: ph("login"),
+        username: ph("username"),
+        password: ph("password"),
+        commands: ph("commands"),
+        files: ph("files"),
+        ttylog: ph("ttylog"),
+        closed: ph("closed"),
+        segs: ph("segs"),
+      })
+      .prepare();
+    this.update = db
+      .update(sessions)
+      .set({
+        srcIp: sql`coalesce(${sessions.srcIp}, ${ph("srcIp")})`,
+        startTs: sql`min(${sessions.startTs}, ${ph("startTs")})`,
+        endTs: sql`max(${sessions.endTs}, ${ph("endTs")})`,
+        lastEventId: sql`${ph("lastEventId")}`,
+        events: sql`${sessions.events} + ${ph("events")}`,
+        // The first successful login's credentials: set only while there was none.
+        username: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.username} else ${ph("username")} end`,
+        password: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.password} else ${ph("password")} end`,
+        loginSuccess: sql`max(${sessions.loginSuccess}, ${ph("login")})`,
+        commands: sql`${sessions.commands} + ${ph("commands")}`,
+        files: sql`${sessions.files} + ${ph("files")}`,
+        ttylog: sql`max(${sessions.ttylog}, ${ph("ttylog")})`,
+        closed: sql`max(${sessions.closed}, ${ph("closed")})`,
+        segs: sql`${sessions.segs} || ${ph("segsTail")}`,
+      })
+      .where(eq(sessions.id, ph("id")))
+      .prepare();
+    this.nextId = (db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0) + 1;
+    const recent = db
+      .select({ id: sessions.id, sourceId: sessions.sourceId, session: sessions.session, segs: sessions.segs, login: sessions.loginSuccess })
+      .from(sessions)
+      .orderBy(desc(sessions.id))
+      .limit(KNOWN_SESSIONS)
+      .all();
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const r = recent[i]!;
+      this.known.set(keyOf(r.sourceId, r.session), { id: r.id, lastSeg: Number(r.segs.slice(r.segs.lastIndexOf(",") + 1)), login: r.login === 1 });
+    }
+  }
+
+  /**
+   * Writes the sessions of a batch (inside its transaction). The tracker's memory changes
+   * only through `committed`, so a rolled-back batch leaves it as it was.
+   */
+  write(
+    n: number,
+    firstId: number,
+    data: string[],
+    ts: Float64Array,
+    sourceIds: Int32Array,
+    typeIds: Int32Array,
+    ips: string[],
+    kindOf: (typeId: number) => Kind,
+  ): SessionChanges {
+    const deltas = new Map<string, Delta>();
+    for (let i = 0; i < n; i++) {
+      const text = data[i]!;
+      const session = sessionOf(text);
+      if (session === null) continue;
+      const sourceId = sourceIds[i]!;
+      const key = keyOf(sourceId, session);
+      const id = firstId + i;
+      const t = ts[i]!;
+      const seg = Math.floor(id / SEG_SIZE);
+      let d = deltas.get(key);
+      if (!d) {
+        const known = this.known.get(key) ?? null;
+        d = { key, known, sourceId, session, srcIp: ips[i] || null, startTs: t, endTs: t, firstEventId: id, lastEventId: id, events: 0, login: false, username: null, password: null, commands: 0, files: 0, ttylog: false, closed: false, segs: [] };
+        deltas.set(key, d);
+        if (!known || known.lastSeg !== seg) d.segs.push(seg);
+      } else if (d.segs.length === 0 ? d.known!.lastSeg !== seg : d.segs[d.segs.length - 1] !== seg) d.segs.push(seg);
+      d.srcIp ??= ips[i] || null;
+      if (t < d.startTs) d.startTs = t;
+      if (t > d.endTs) d.endTs = t;
+      d.lastEventId = id;
+      d.events++;
+      switch (kindOf(typeIds[i]!)) {
+        case Kind.LoginSuccess:
+          if (!d.login && !d.known?.login) {
+            const creds = credentials(text);
+            d.username = creds.username;
+            d.password = creds.password;
+          }
+          d.login = true;
+          break;
+        case Kind.Command:
+          d.commands++;
+          break;
+        case Kind.File:
+          d.files++;
+          break;
+        case Kind.TtyLog:
+          d.ttylog = true;
+          break;
+        case Kind.Closed:
+          d.closed = true;
+          break;
+      }
+    }
+    const changes: SessionChanges = [];
+    let nextId = this.nextId;
+    for (const d of deltas.values()) {
+      const values = {
+        srcIp: d.srcIp,
+        startTs: d.startTs,
+        endTs: d.endTs,
+        lastEventId: d.lastEventId,
+        events: d.events,
+        login: d.login ? 1 : 0,
+        username: d.username,
+        password: d.password,
+        commands: d.commands,
+        files: d.files,
+        ttylog: d.ttylog ? 1 : 0,
+        closed: d.closed ? 1 : 0,
+      };
+      const lastSeg = d.segs.length > 0 ? d.segs[d.segs.length - 1]! : d.known!.lastSeg;
+      if (d.known) {
+        this.update.run({ ...values, id: d.known.id, segsTail: d.segs.map((s) => `,${s}`).join("") });
+        changes.push({ key: d.key, known: { id: d.known.id, lastSeg, login: d.known.login || d.login } });
+      } else {
+        const id = nextId++;
+        this.insert.run({ ...values, id, sourceId: d.sourceId, session: d.session, firstEventId: d.firstEventId, segs: d.segs.join(",") });
+        changes.push({ key: d.key, known: { id, lastSeg, login: d.login } });
+      }
+    }
+    return changes;
+  }
+
+  committed(changes: SessionChanges): void {
+    for (const { key, known } of changes) {
+      if (known.id >= this.nextId) this.nextId = known.id + 1;
+      // Most recently used last, so the oldest are forgotten first.
+      this.known.delete(key);
+      this.known.set(key, known);
+    }
+    for (const key of this.known.keys()) {
+      if (this.known.size <= KNOWN_SESSIONS) break;
+      this.known.delete(key);
+    }
+  }
+
+  /** Deletes up to `maxRows` sessions that ended before the cutoff; returns how many. */
+  retentionStep(cutoffMs: number, maxRows: number): number {
+    const old = this.db.select({ id: sessions.id }).from(sessions).where(lt(sessions.endTs, cutoffMs)).orderBy(asc(sessions.id)).limit(maxRows);
+    const deleted = changed(this.db.delete(sessions).where(inArray(sessions.id, old)).run());
+    const recordings = changed(this.db.delete(sessionRecordings).where(lt(sessionRecordings.receivedAt, cutoffMs)).run());
+    // A session deleted here that sends again starts a new row.
+    if (deleted > 0) this.known.clear();
+    return deleted + recordings;
+  }
+}
+
+function keyOf(sourceId: number, session: string): string {
+  return `${sourceId}/${session}`;
+}
+
+function credentials(text: string): { username: string | null; password: string | null } {
+  try {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    return { username: typeof o.username === "string" ? o.username : null, password: typeof o.password === "string" ? o.password : null };
+  } catch {
+    return { username: null, password: null };
+  }
+}
+
+const changed = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
+
+// ---- Reading -------------------------------------------------------------------------------
+
+export interface SessionFilter {
+  nodeId?: bigint;
+  potId?: string;
+  potType?: string;
+  srcIp?: string;
+  /** Cowrie's session id. */
+  session?: string;
+  /** Sessions with an event at or after this time, ms. */
+  since?: number;
+  /** Sessions that started before this time, ms. */
+  until?: number;
+  hasCommands?: boolean;
+  hasFiles?: boolean;
+  loginSuccess?: boolean;
+}
+
+export interface SessionRow {
+  id: number;
+  session: string;
+  source_id: number;
+  node_id: bigint | null;
+  pot_id: string | null;
+  pot_type: string | null;
+  src_ip: string | null;
+  start_ts: number;
+  end_ts: number;
+  events: number;
+  first_event_id: number;
+  last_event_id: number;
+  login_success: boolean;
+  username: string | null;
+  password: string | null;
+  commands: number;
+  files: number;
+  ttylog: boolean;
+  closed: boolean;
+  segs: number[];
+}
+
+export interface SessionPage {
+  sessions: SessionRow[];
+  nextCursor: number | null;
+}
+
+/**
+ * Session rows one page may scan without an index (a filter on the address or the time
+ * alone) before it returns what it found with a cursor to go on from.
+ */
+const MAX_SCAN = 200_000;
+/** Events a session page holds at most (a scripted bot can type thousands of commands). */
+export const MAX_SESSION_EVENTS = 5000;
+
+export interface Recording {
+  size: number;
+  sha256: string;
+  data: Buffer;
+  receivedAt: number;
+}
+
+export class SessionQueries {
+  constructor(private readonly db: Db) {}
+
+  list(f: SessionFilter, limit: number, cursor: number | null): SessionPage {
+    const upper = cursor === null ? Number.MAX_SAFE_INTEGER : cursor - 1;
+    if (upper < 1) return { sessions: [], nextCursor: null };
+    const conds: SQL[] = [lte(sessions.id, upper)];
+    const sourceConds: SQL[] = [];
+    if (f.nodeId !== undefined) sourceConds.push(eq(eventSources.nodeId, f.nodeId.toString()));
+    if (f.potId !== undefined) sourceConds.push(eq(eventSources.potId, f.potId));
+    if (f.potType !== undefined) sourceConds.push(eq(eventSources.potType, f.potType));
+    if (sourceConds.length > 0) {
+      const ids = this.db.select({ id: eventSources.id }).from(eventSources).where(and(...sourceConds)).all().map((r) => r.id);
+      if (ids.length === 0) return { sessions: [], nextCursor: null };
+      conds.push(inArray(sessions.sourceId, ids));
+    }
+    if (f.srcIp !== undefined) conds.push(eq(sessions.srcIp, f.srcIp));
+    if (f.session !== undefined) conds.push(eq(sessions.session, f.session));
+    if (f.since !== undefined) conds.push(gte(sessions.endTs, f.since));
+    if (f.until !== undefined) conds.push(lt(sessions.startTs, f.until));
+    // Written as the partial indexes' conditions, so SQLite uses them.
+    const indexed = f.loginSuccess === true || f.hasCommands === true || f.hasFiles === true;
+    if (f.loginSuccess !== undefined) conds.push(f.loginSuccess ? sql`${sessions.loginSuccess} = 1` : sql`${sessions.loginSuccess} = 0`);
+    if (f.hasCommands !== undefined) conds.push(f.hasCommands ? sql`${sessions.commands} > 0` : sql`${sessions.commands} = 0`);
+    if (f.hasFiles !== undefined) conds.push(f.hasFiles ? sql`${sessions.files} > 0` : sql`${sessions.files} = 0`);
+    // A filter without an index scans a bounded window of rows per page.
+    let windowLower: number | null = null;
+    if (!indexed && conds.length > 1) {
+      const top = this.db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0;
+      windowLower = Math.max(1, Math.min(upper, top) - MAX_SCAN + 1);
+      conds.push(gte(sessions.id, windowLower));
+    }
+    const rows = this.select().where(and(...conds)).orderBy(desc(sessions.id)).limit(limit).all().map(toSession);
+    if (rows.length === limit) return { sessions: rows, nextCursor: rows[rows.length - 1]!.id };
+    return { sessions: rows, nextCursor: windowLower !== null && windowLower > 1 ? windowLower : null };
+  }
+
+  get(id: number): SessionRow | null {
+    const r = this.select().where(eq(sessions.id, id)).get();
+    return r ? toSession(r) : null;
+  }
+
+  /** The session's events in order (at most MAX_SESSION_EVENTS), read segment by segment. */
+  events(s: SessionRow): EventRow[] {
+    const ph = sql.placeholder;
+    const query = this.db
+      .select({
+        id: events.id,
+        ts: events.ts,
+        nodeId: eventSources.nodeId,
+        potId: eventSources.potId,
+        potType: eventSources.potType,
+        eventType: eventTypes.name,
+        srcIp: events.srcIp,
+        data: events.data,
+      })
+      .from(events)
+      .leftJoin(eventSources, eq(eventSources.id, events.sourceId))
+      .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))
+      .where(and(gte(events.id, ph("lo")), lte(events.id, ph("hi")), eq(events.sourceId, s.source_id), sql`instr(${events.data}, ${`${SESSION_KEY}${s.session}"`}) > 0`))
+      .orderBy(asc(events.id))
+      .limit(ph("n"))
+      .prepare();
+    const out: EventRow[] = [];
+    for (const seg of s.segs) {
+      const lo = Math.max(seg * SEG_SIZE, s.first_event_id);
+      const hi = Math.min(seg * SEG_SIZE + SEG_SIZE - 1, s.last_event_id);
+      for (const r of query.all({ lo, hi, n: MAX_SESSION_EVENTS - out.length })) {
+        // The same test as the writer's: the first `session` key of the data names the session.
+        if (sessionOf(r.data) === s.session) out.push(toRow(r));
+      }
+      if (out.length >= MAX_SESSION_EVENTS) break;
+    }
+    return out;
+  }
+
+  recording(s: SessionRow): Recording | null {
+    if (s.node_id === null || s.pot_id === null) return null;
+    const r = this.db
+      .select({ size: sessionRecordings.size, sha256: sessionRecordings.sha256, data: sessionRecordings.data, receivedAt: sessionRecordings.receivedAt })
+      .from(sessionRecordings)
+      .where(and(eq(sessionRecordings.nodeId, s.node_id.toString()), eq(sessionRecordings.potId, s.pot_id), eq(sessionRecordings.session, s.session)))
+      .get();
+    return r ?? null;
+  }
+
+  /** Stores a recording a node sent (a second copy of the same one replaces the first). */
+  saveRecording(nodeId: bigint, potId: string, session: string, data: Buffer, sha256: string, now = Date.now()): void {
+    const row = { nodeId: nodeId.toString(), potId, session, size: data.length, sha256, data, receivedAt: now };
+    this.db
+      .insert(sessionRecordings)
+      .values(row)
+      .onConflictDoUpdate({ target: [sessionRecordings.nodeId, sessionRecordings.potId, sessionRecordings.session], set: { size: row.size, sha256, data, receivedAt: now } })
+      .run();
+  }
+
+  private select() {
+    return this.db
+      .select({
+        id: sessions.id,
+        session: sessions.session,
+        sourceId: sessions.sourceId,
+        nodeId: eventSources.nodeId,
+        potId: eventSources.potId,
+        potType: eventSources.potType,
+        srcIp: sessions.srcIp,
+        startTs: sessions.startTs,
+        endTs: sessions.endTs,
+        events: sessions.events,
+        firstEventId: sessions.firstEventId,
+        lastEventId: sessions.lastEventId,
+        loginSuccess: sessions.loginSuccess,
+        username: sessions.username,
+        password: sessions.password,
+        commands: sessions.commands,
+        files: sessions.files,
+        ttylog: sessions.ttylog,
+        closed: sessions.closed,
+        segs: sessions.segs,
+      })
+      .from(sessions)
+      .leftJoin(eventSources, eq(eventSources.id, sessions.sourceId))
+      .$dynamic();
+  }
+}
+
+interface Selected {
+  id: number;
+  session: string;
+  sourceId: number;
+  nodeId: string | null;
+  potId: string | null;
+  potType: string | null;
+  srcIp: string | null;
+  startTs: number;
+  endTs: number;
+  events: number;
+  firstEventId: number;
+  lastEventId: number;
+  loginSuccess: number;
+  username: string | null;
+  password: string | null;
+  commands: number;
+  files: number;
+  ttylog: number;
+  closed: number;
+  segs: string;
+}
+
+function toSession(r: Selected): SessionRow {
+  return {
+    id: r.id,
+    session: r.session,
+    source_id: r.sourceId,
+    node_id: r.nodeId === null ? null : BigInt(r.nodeId),
+    pot_id: r.potId,
+    pot_type: r.potType,
+    src_ip: r.srcIp,
+    start_ts: r.startTs,
+    end_ts: r.endTs,
+    events: r.events,
+    first_event_id: r.firstEventId,
+    last_event_id: r.lastEventId,
+    login_success: r.loginSuccess === 1,
+    username: r.username,
+    password: r.password,
+    commands: r.commands,
+    files: r.files,
+    ttylog: r.ttylog === 1,
+    closed: r.closed === 1,
+    segs: r.segs === "" ? [] : r.segs.split(",").map(Number),
+  };
+}
