@@ -15,6 +15,7 @@ import { createApi } from "./api";
 import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { eventsApi } from "./api/events";
+import { sessionsApi } from "./api/sessions";
 import { nodesApi } from "./api/nodes";
 import { streamApi } from "./api/stream";
 import { Security } from "./auth";
@@ -115,7 +116,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), sessionsApi({ db }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;

@@ -29,22 +29,30 @@ export function kindOfType(name: string): Kind {
 }
 
 /**
- * Session ids are looked for as text (`"session":"<id>"`) rather than parsed out of each
- * event: that costs a string search per event on the writer's thread. Inside a JSON string a
- * quote is always escaped, so the pattern only matches a key. Ids outside this alphabet
- * (Cowrie's are 8 or 12 hex digits) are not sessions.
+ * Session ids are looked for as text (`"session": "<id>"`, with or without spaces, as the
+ * honeypot wrote it) rather than parsed out of each event: a string search per event on the
+ * writer's thread. Inside a JSON string a quote is always escaped, so `"session"` followed by
+ * a colon is a key. Ids outside this alphabet (Cowrie's are 8 or 12 hex digits) are not sessions.
  */
-const SESSION_KEY = '"session":"';
+const SESSION_KEY = '"session"';
 const SESSION_ID = /^[\w.:-]{1,64}$/;
 
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
+
 export function sessionOf(data: string): string | null {
-  const at = data.indexOf(SESSION_KEY);
-  if (at < 0) return null;
-  const from = at + SESSION_KEY.length;
-  const to = data.indexOf('"', from);
-  if (to < 0 || to - from > 64) return null;
-  const id = data.slice(from, to);
-  return SESSION_ID.test(id) ? id : null;
+  for (let at = data.indexOf(SESSION_KEY); at >= 0; at = data.indexOf(SESSION_KEY, at + 1)) {
+    let i = at + SESSION_KEY.length;
+    while (isSpace(data.charCodeAt(i))) i++;
+    if (data.charCodeAt(i) !== 58) continue; // a value "session", not the key
+    i++;
+    while (isSpace(data.charCodeAt(i))) i++;
+    if (data.charCodeAt(i) !== 34) return null;
+    const to = data.indexOf('"', i + 1);
+    if (to < 0 || to - i - 1 > 64) return null;
+    const id = data.slice(i + 1, to);
+    return SESSION_ID.test(id) ? id : null;
+  }
+  return null;
 }
 
 /** Recent sessions the writer finds in memory; older ones that send again start a new row. */
@@ -392,7 +400,7 @@ export class SessionQueries {
       .from(events)
       .leftJoin(eventSources, eq(eventSources.id, events.sourceId))
       .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))
-      .where(and(gte(events.id, ph("lo")), lte(events.id, ph("hi")), eq(events.sourceId, s.source_id), sql`instr(${events.data}, ${`${SESSION_KEY}${s.session}"`}) > 0`))
+      .where(and(gte(events.id, ph("lo")), lte(events.id, ph("hi")), eq(events.sourceId, s.source_id), sql`instr(${events.data}, ${`"${s.session}"`}) > 0`))
       .orderBy(asc(events.id))
       .limit(ph("n"))
       .prepare();
