@@ -16,6 +16,8 @@ import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
 import { eventsApi } from "./api/events";
 import { sessionsApi } from "./api/sessions";
+import { RecordingReceiver } from "./recordings/receiver";
+import { SessionQueries } from "../db/session-store";
 import { nodesApi } from "./api/nodes";
 import { streamApi } from "./api/stream";
 import { Security } from "./auth";
@@ -86,6 +88,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
+        recordings: new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)),
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
         idle: { firstMessageMs: config.first_message_timeout_ms, idleMs: config.idle_timeout_ms },
