@@ -61,7 +61,7 @@ describe("replay", () => {
   });
 
   test("what a shell needs passes as it is; what would drive the operator's terminal is escaped", () => {
-    const shell = "root@svr04:~# ls\r\n\u001b[0m\u001b[01;34mbin\u001b[0m  x\r\n\b\u001b[K\u001b[2J\u001b[?25l\u001b[?25h";
+    const shell = "root@web-3:~# ls\r\n\u001b[0m\u001b[01;34mbin\u001b[0m  x\r\n\b\u001b[K\u001b[2J\u001b[?25l\u001b[?25h";
     expect(safeOutput(shell)).toBe(shell);
     expect(safeOutput("\u001b]0;title\u0007")).toBe("\\x1b]0;title\\x07");
     expect(safeOutput("\u001b[6n\u001b[c\u001b[?1000h\u009b31m")).toBe("\\x1b[6n\\x1b[c\\x1b[?1000h\\x9b31m");
