@@ -254,14 +254,28 @@ export class SessionTracker {
     }
   }
 
-  /** Deletes up to `maxRows` sessions that ended before the cutoff; returns how many. */
+  /** Deletes up to `maxRows` sessions that ended before the cutoff, and their recordings; returns how many. */
   retentionStep(cutoffMs: number, maxRows: number): number {
-    const old = this.db.select({ id: sessions.id }).from(sessions).where(lt(sessions.endTs, cutoffMs)).orderBy(asc(sessions.id)).limit(maxRows);
-    const deleted = changed(this.db.delete(sessions).where(inArray(sessions.id, old)).run());
-    const recordings = changed(this.db.delete(sessionRecordings).where(lt(sessionRecordings.receivedAt, cutoffMs)).run());
+    const old = this.db
+      .select({ id: sessions.id, session: sessions.session, nodeId: eventSources.nodeId, potId: eventSources.potId })
+      .from(sessions)
+      .leftJoin(eventSources, eq(eventSources.id, sessions.sourceId))
+      .where(lt(sessions.endTs, cutoffMs))
+      .orderBy(asc(sessions.id))
+      .limit(maxRows)
+      .all();
+    if (old.length === 0) return 0;
+    for (const s of old) {
+      if (s.nodeId === null || s.potId === null) continue;
+      this.db
+        .delete(sessionRecordings)
+        .where(and(eq(sessionRecordings.nodeId, s.nodeId), eq(sessionRecordings.potId, s.potId), eq(sessionRecordings.session, s.session)))
+        .run();
+    }
+    this.db.delete(sessions).where(inArray(sessions.id, old.map((s) => s.id))).run();
     // A session deleted here that sends again starts a new row.
-    if (deleted > 0) this.known.clear();
-    return deleted + recordings;
+    this.known.clear();
+    return old.length;
   }
 }
 
@@ -277,8 +291,6 @@ function credentials(text: string): { username: string | null; password: string 
     return { username: null, password: null };
   }
 }
-
-const changed = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
 
 // ---- Reading -------------------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "../../src/protocol/json";
-import { BIG_ID, EventStreamClient, getJson, startTestCore, tempDir, type TestCore } from "../helpers";
+import { Database } from "bun:sqlite";
+import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore, tempDir, until, type TestCore } from "../helpers";
 
 const SAMPLES = readFileSync(join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl"), "utf8").trim().split("\n");
 
@@ -131,5 +133,34 @@ describe("sessions from flat Cowrie lines on the event socket", () => {
     // Filters without an index scan a window of rows; with an index they go straight to the match.
     expect(await sessionIds(core, "login_success=true")).toEqual(["longone"]);
     expect((await list(core, "src_ip=198.51.100.9&limit=3")).sessions).toHaveLength(3);
+  });
+});
+
+describe("retention", () => {
+  test("sessions that ended before retention_days go, with their recordings; newer ones stay", async () => {
+    using dir = tempDir();
+    const db = join(dir.path, "core.db");
+    const old = new Date(Date.now() - 10 * 86_400_000).toISOString();
+    const now = new Date().toISOString();
+    const ev = (session: string, timestamp: string) => stringify({ eventid: "cowrie.session.connect", session, src_ip: "198.51.100.7", timestamp, pot_type: "cowrie" });
+    {
+      await using core = await startTestCore({ db });
+      using node = await registerNode(core);
+      for (const [session, timestamp] of [["oldone", old], ["newone", now]]) {
+        node.send("PotEvent", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", event_type: "cowrie.log.closed", timestamp, data: { session, src_ip: "203.0.113.9" } });
+        const data = Buffer.from(`{"version":2,"width":80,"height":24}\n[0.1,"o","${session}"]\n`);
+        node.send("SessionRecording", { node_id: BIG_ID, pot_id: "ssh-01", session, sha256: createHash("sha256").update(data).digest("hex"), size: data.length, offset: 0, data: data.toString("base64") });
+        expect(await node.nextKind("SessionRecordingAck")).toMatchObject({ session, ok: true });
+      }
+      await ingest(core, [ev("flatold", old)]);
+      await until(async () => (await list(core)).sessions.length === 3, "three sessions");
+    }
+    await using core = await startTestCore({ db, retention_days: 1 });
+    await until(async () => (await list(core)).sessions.length === 1, "the old sessions deleted");
+    const [left] = (await list(core)).sessions;
+    expect(left.session).toBe("newone");
+    expect((await getJson(`${core.api}/api/v1/sessions/${left.id}/recording`)).text).toContain('"newone"');
+    using file = new Database(db, { readonly: true });
+    expect(file.query("select session from session_recordings").all()).toEqual([{ session: "newone" }]);
   });
 });
