@@ -17,7 +17,7 @@ import { commandsApi } from "./api/commands";
 import { eventsApi } from "./api/events";
 import { sessionsApi } from "./api/sessions";
 import { RecordingReceiver } from "./recordings/receiver";
-import { SessionQueries } from "../db/session-store";
+import { SessionQueries } from "../db/session-queries";
 import { nodesApi } from "./api/nodes";
 import { streamApi } from "./api/stream";
 import { Security } from "./auth";

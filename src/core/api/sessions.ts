@@ -6,7 +6,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import type { EventRow } from "../../db/event-store";
-import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow } from "../../db/session-store";
+import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow } from "../../db/session-queries";
 import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { TIME_FORMS } from "../../time";
