@@ -10,7 +10,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "dr
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
-import { kindOfType, SessionTracker, type Kind, type SessionChanges } from "./session-tracker";
+import { kindOfType, SessionTracker, type Kind } from "./session-tracker";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
@@ -354,7 +354,6 @@ export class EventWriter {
     let cur: SegmentDelta | null = null;
     let newKeys: string[] = [];
     for (const t of b.newTypes) this.addType(t);
-    let sessionChanges: SessionChanges = [];
     this.db.transaction(() => {
       for (const s of b.newSources) this.insertSource.run(s);
       // In the same transaction as the events: a position is stored exactly when its events are.
@@ -393,9 +392,9 @@ export class EventWriter {
         this.writeKeys(s.seg, "type", s.types, newKeys);
         this.writeKeys(s.seg, "source", s.sources, newKeys);
       }
-      sessionChanges = this.sessions.write(b.n, firstId, data, b.ts, b.sourceId, b.typeId, ips, (t) => this.typeKinds[t] ?? 0);
+      this.sessions.write(b.n, firstId, data, b.ts, b.sourceId, b.typeId, ips, this.typeKinds);
     }, IMMEDIATE);
-    this.sessions.committed(sessionChanges);
+    this.sessions.committed();
     // Only now: a rolled-back batch must not leave keys marked as written. (A rolled-back
     // batch may leave bits in the Bloom filter: a false positive, which is harmless.)
     if (this.keysWritten.size > 10_000) this.keysWritten.clear(); // forgetting only costs a redundant INSERT OR IGNORE

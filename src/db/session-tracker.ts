@@ -7,6 +7,7 @@
  * is session-queries.ts, on the main thread's connection.
  */
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { SQLQueryBindings } from "bun:sqlite";
 import type { Db } from "./index";
 import { SEG_SIZE } from "./event-store";
 import { eventSources, sessionRecordings, sessions } from "./schema";
@@ -40,6 +41,12 @@ const SESSION_ID = /^[\w.:-]{1,64}$/;
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
 
 export function sessionOf(data: string): string | null {
+  const id = sessionText(data);
+  return id !== null && SESSION_ID.test(id) ? id : null;
+}
+
+/** The text of the first `session` key, unchecked (checked once per new session). */
+function sessionText(data: string): string | null {
   for (let at = data.indexOf(SESSION_KEY); at >= 0; at = data.indexOf(SESSION_KEY, at + 1)) {
     let i = at + SESSION_KEY.length;
     while (isSpace(data.charCodeAt(i))) i++;
@@ -49,98 +56,128 @@ export function sessionOf(data: string): string | null {
     if (data.charCodeAt(i) !== 34) return null;
     const to = data.indexOf('"', i + 1);
     if (to < 0 || to - i - 1 > 64) return null;
-    const id = data.slice(i + 1, to);
-    return SESSION_ID.test(id) ? id : null;
+    return data.slice(i + 1, to);
   }
   return null;
 }
 
-/** Recent sessions the writer finds in memory; older ones that send again start a new row. */
+/**
+ * Sessions the writer finds in memory, the most recently active ones (least recently active
+ * forgotten first). One that sends again after being forgotten starts a new row.
+ */
 const KNOWN_SESSIONS = 100_000;
 
-interface Known {
+/**
+ * A session the writer knows: its row (`id`), what it stored last, and what the batch being
+ * written adds (valid while `batch` is the current batch).
+ */
+interface Entry {
   id: number;
-  lastSeg: number;
-  login: boolean;
-}
-
-interface Delta {
-  key: string;
-  known: Known | null;
+  /** The row does not exist yet: this batch inserts it. */
+  fresh: boolean;
   sourceId: number;
   session: string;
+  /** The last segment the row lists. */
+  lastSeg: number;
+  login: boolean;
+  batch: number;
+  // What this batch adds:
   srcIp: string | null;
   startTs: number;
   endTs: number;
   firstEventId: number;
   lastEventId: number;
   events: number;
-  login: boolean;
+  newLogin: boolean;
   username: string | null;
   password: string | null;
   commands: number;
   files: number;
-  ttylog: boolean;
-  closed: boolean;
-  /** Segments of this batch's events, ascending, without the one the row already ends with. */
-  segs: number[];
+  ttylog: number;
+  closed: number;
+  segs: string;
 }
 
-/** What a committed batch changes in the tracker's memory. */
-export type SessionChanges = { key: string; known: Known }[];
+/**
+ * New session rows per INSERT statement, with positional placeholders filled from one reused
+ * array (the events' technique, see ROWS_PER_INSERT in event-store.ts): in the bench's worst
+ * case, every event a new session, this halved the writer's cost of a session row.
+ */
+const ROWS_PER_INSERT = 32;
+const SESSION_COLUMNS = 17;
+
+function sessionRows(rows: number) {
+  const ph = (i: number) => sql`${sql.placeholder(String(i))}`;
+  return Array.from({ length: rows }, (_, r) => {
+    const at = r * SESSION_COLUMNS;
+    return {
+      id: ph(at),
+      sourceId: ph(at + 1),
+      session: ph(at + 2),
+      srcIp: ph(at + 3),
+      startTs: ph(at + 4),
+      endTs: ph(at + 5),
+      firstEventId: ph(at + 6),
+      lastEventId: ph(at + 7),
+      events: ph(at + 8),
+      loginSuccess: ph(at + 9),
+      username: ph(at + 10),
+      password: ph(at + 11),
+      commands: ph(at + 12),
+      files: ph(at + 13),
+      ttylog: ph(at + 14),
+      closed: ph(at + 15),
+      segs: ph(at + 16),
+    };
+  });
+}
 
 export class SessionTracker {
-  private readonly known = new Map<string, Known>();
-  private nextId: number;
-  private readonly insert;
+  private known = new Map<string, Entry>();
+  private nextId = 1;
+  private batch = 0;
+  /** A batch was written and not (yet) committed. */
+  private uncommitted = false;
+  private readonly insertMany;
+  private readonly insertOne;
   private readonly update;
+  private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * SESSION_COLUMNS);
+  private readonly updateValues: unknown[] = new Array(14);
 
   constructor(private readonly db: Db) {
-    const ph = sql.placeholder;
-    this.insert = db
-      .insert(sessions)
-      .values({
-        id: ph("id"),
-        sourceId: ph("sourceId"),
-        session: ph("session"),
-        srcIp: ph("srcIp"),
-        startTs: ph("startTs"),
-        endTs: ph("endTs"),
-        firstEventId: ph("firstEventId"),
-        lastEventId: ph("lastEventId"),
-        events: ph("events"),
-        loginSuccess: ph("login"),
-        username: ph("username"),
-        password: ph("password"),
-        commands: ph("commands"),
-        files: ph("files"),
-        ttylog: ph("ttylog"),
-        closed: ph("closed"),
-        segs: ph("segs"),
-      })
-      .prepare();
-    this.update = db
-      .update(sessions)
-      .set({
-        srcIp: sql`coalesce(${sessions.srcIp}, ${ph("srcIp")})`,
-        startTs: sql`min(${sessions.startTs}, ${ph("startTs")})`,
-        endTs: sql`max(${sessions.endTs}, ${ph("endTs")})`,
-        lastEventId: sql`${ph("lastEventId")}`,
-        events: sql`${sessions.events} + ${ph("events")}`,
-        // The first successful login's credentials: set only while there was none.
-        username: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.username} else ${ph("username")} end`,
-        password: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.password} else ${ph("password")} end`,
-        loginSuccess: sql`max(${sessions.loginSuccess}, ${ph("login")})`,
-        commands: sql`${sessions.commands} + ${ph("commands")}`,
-        files: sql`${sessions.files} + ${ph("files")}`,
-        ttylog: sql`max(${sessions.ttylog}, ${ph("ttylog")})`,
-        closed: sql`max(${sessions.closed}, ${ph("closed")})`,
-        segs: sql`${sessions.segs} || ${ph("segsTail")}`,
-      })
-      .where(eq(sessions.id, ph("id")))
-      .prepare();
-    this.nextId = (db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0) + 1;
-    const recent = db
+    this.insertMany = positional(db, db.insert(sessions).values(sessionRows(ROWS_PER_INSERT)));
+    this.insertOne = positional(db, db.insert(sessions).values(sessionRows(1)));
+    const ph = (i: number) => sql.placeholder(String(i));
+    this.update = positional(
+      db,
+      db
+        .update(sessions)
+        .set({
+          srcIp: sql`coalesce(${sessions.srcIp}, ${ph(0)})`,
+          startTs: sql`min(${sessions.startTs}, ${ph(1)})`,
+          endTs: sql`max(${sessions.endTs}, ${ph(2)})`,
+          lastEventId: sql`${ph(3)}`,
+          events: sql`${sessions.events} + ${ph(4)}`,
+          // The first successful login's credentials: set only while there was none.
+          username: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.username} else ${ph(5)} end`,
+          password: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.password} else ${ph(6)} end`,
+          loginSuccess: sql`max(${sessions.loginSuccess}, ${ph(7)})`,
+          commands: sql`${sessions.commands} + ${ph(8)}`,
+          files: sql`${sessions.files} + ${ph(9)}`,
+          ttylog: sql`max(${sessions.ttylog}, ${ph(10)})`,
+          closed: sql`max(${sessions.closed}, ${ph(11)})`,
+          segs: sql`${sessions.segs} || ${ph(12)}`,
+        })
+        .where(eq(sessions.id, ph(13))),
+    );
+    this.load();
+  }
+
+  /** The most recent sessions, from the table (at start, and after a batch was rolled back). */
+  private load(): void {
+    this.known = new Map();
+    this.nextId = (this.db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0) + 1;
+    const recent = this.db
       .select({ id: sessions.id, sourceId: sessions.sourceId, session: sessions.session, segs: sessions.segs, login: sessions.loginSuccess })
       .from(sessions)
       .orderBy(desc(sessions.id))
@@ -148,116 +185,161 @@ export class SessionTracker {
       .all();
     for (let i = recent.length - 1; i >= 0; i--) {
       const r = recent[i]!;
-      this.known.set(keyOf(r.sourceId, r.session), { id: r.id, lastSeg: Number(r.segs.slice(r.segs.lastIndexOf(",") + 1)), login: r.login === 1 });
+      const e = entry(r.id, false, r.sourceId, r.session);
+      e.lastSeg = Number(r.segs.slice(r.segs.lastIndexOf(",") + 1));
+      e.login = r.login === 1;
+      this.known.set(keyOf(r.sourceId, r.session), e);
     }
   }
 
   /**
-   * Writes the sessions of a batch (inside its transaction). The tracker's memory changes
-   * only through `committed`, so a rolled-back batch leaves it as it was.
+   * Writes the sessions of a batch, inside its transaction: one insert or update per distinct
+   * session. The entries in memory change as the batch is read: the writer calls `committed`
+   * after the commit, and a write that finds the last one not committed (its transaction
+   * rolled back) reloads them from the table first.
    */
-  write(
-    n: number,
-    firstId: number,
-    data: string[],
-    ts: Float64Array,
-    sourceIds: Int32Array,
-    typeIds: Int32Array,
-    ips: string[],
-    kindOf: (typeId: number) => Kind,
-  ): SessionChanges {
-    const deltas = new Map<string, Delta>();
+  write(n: number, firstId: number, data: string[], ts: Float64Array, sourceIds: Int32Array, typeIds: Int32Array, ips: string[], kinds: Kind[]): void {
+    if (this.uncommitted) this.load();
+    this.uncommitted = true;
+    const batch = ++this.batch;
+    const touched: Entry[] = [];
     for (let i = 0; i < n; i++) {
       const text = data[i]!;
-      const session = sessionOf(text);
+      const session = sessionText(text);
       if (session === null) continue;
       const sourceId = sourceIds[i]!;
       const key = keyOf(sourceId, session);
       const id = firstId + i;
       const t = ts[i]!;
       const seg = Math.floor(id / SEG_SIZE);
-      let d = deltas.get(key);
-      if (!d) {
-        const known = this.known.get(key) ?? null;
-        d = { key, known, sourceId, session, srcIp: ips[i] || null, startTs: t, endTs: t, firstEventId: id, lastEventId: id, events: 0, login: false, username: null, password: null, commands: 0, files: 0, ttylog: false, closed: false, segs: [] };
-        deltas.set(key, d);
-        if (!known || known.lastSeg !== seg) d.segs.push(seg);
-      } else if (d.segs.length === 0 ? d.known!.lastSeg !== seg : d.segs[d.segs.length - 1] !== seg) d.segs.push(seg);
-      d.srcIp ??= ips[i] || null;
-      if (t < d.startTs) d.startTs = t;
-      if (t > d.endTs) d.endTs = t;
-      d.lastEventId = id;
-      d.events++;
-      switch (kindOf(typeIds[i]!)) {
+      let e = this.known.get(key);
+      if (!e) {
+        if (!SESSION_ID.test(session)) continue;
+        e = entry(this.nextId++, true, sourceId, session);
+        e.lastSeg = -1;
+        this.known.set(key, e);
+      }
+      if (e.batch !== batch) {
+        begin(e, batch, id, t, ips[i] || null);
+        touched.push(e);
+        if (!e.fresh) {
+          // Most recently active last.
+          this.known.delete(key);
+          this.known.set(key, e);
+        }
+      }
+      e.srcIp ??= ips[i] || null;
+      if (t < e.startTs) e.startTs = t;
+      if (t > e.endTs) e.endTs = t;
+      e.lastEventId = id;
+      e.events++;
+      if (seg !== e.lastSeg) {
+        e.segs += e.segs === "" && e.fresh ? `${seg}` : `,${seg}`;
+        e.lastSeg = seg;
+      }
+      switch (kinds[typeIds[i]!] ?? Kind.Other) {
         case Kind.LoginSuccess:
-          if (!d.login && !d.known?.login) {
+          if (!e.login && !e.newLogin) {
             const creds = credentials(text);
-            d.username = creds.username;
-            d.password = creds.password;
+            e.username = creds.username;
+            e.password = creds.password;
           }
-          d.login = true;
+          e.newLogin = true;
           break;
         case Kind.Command:
-          d.commands++;
+          e.commands++;
           break;
         case Kind.File:
-          d.files++;
+          e.files++;
           break;
         case Kind.TtyLog:
-          d.ttylog = true;
+          e.ttylog = 1;
           break;
         case Kind.Closed:
-          d.closed = true;
+          e.closed = 1;
           break;
       }
     }
-    const changes: SessionChanges = [];
-    let nextId = this.nextId;
-    for (const d of deltas.values()) {
-      const values = {
-        srcIp: d.srcIp,
-        startTs: d.startTs,
-        endTs: d.endTs,
-        lastEventId: d.lastEventId,
-        events: d.events,
-        login: d.login ? 1 : 0,
-        username: d.username,
-        password: d.password,
-        commands: d.commands,
-        files: d.files,
-        ttylog: d.ttylog ? 1 : 0,
-        closed: d.closed ? 1 : 0,
-      };
-      const lastSeg = d.segs.length > 0 ? d.segs[d.segs.length - 1]! : d.known!.lastSeg;
-      if (d.known) {
-        this.update.run({ ...values, id: d.known.id, segsTail: d.segs.map((s) => `,${s}`).join("") });
-        changes.push({ key: d.key, known: { id: d.known.id, lastSeg, login: d.known.login || d.login } });
-      } else {
-        const id = nextId++;
-        this.insert.run({ ...values, id, sourceId: d.sourceId, session: d.session, firstEventId: d.firstEventId, segs: d.segs.join(",") });
-        changes.push({ key: d.key, known: { id, lastSeg, login: d.login } });
-      }
-    }
-    return changes;
+    this.store(touched);
+    this.forget();
   }
 
-  committed(changes: SessionChanges): void {
-    for (const { key, known } of changes) {
-      if (known.id >= this.nextId) this.nextId = known.id + 1;
-      // Most recently used last, so the oldest are forgotten first.
-      this.known.delete(key);
-      this.known.set(key, known);
+  /** The batch whose sessions were written last is committed. */
+  committed(): void {
+    this.uncommitted = false;
+  }
+
+  private store(touched: Entry[]): void {
+    const v = this.rowValues;
+    let rows = 0;
+    const u = this.updateValues;
+    for (const e of touched) {
+      const login = e.newLogin ? 1 : 0;
+      if (e.fresh) {
+        const at = rows * SESSION_COLUMNS;
+        v[at] = e.id;
+        v[at + 1] = e.sourceId;
+        v[at + 2] = e.session;
+        v[at + 3] = e.srcIp;
+        v[at + 4] = e.startTs;
+        v[at + 5] = e.endTs;
+        v[at + 6] = e.firstEventId;
+        v[at + 7] = e.lastEventId;
+        v[at + 8] = e.events;
+        v[at + 9] = login;
+        v[at + 10] = e.username;
+        v[at + 11] = e.password;
+        v[at + 12] = e.commands;
+        v[at + 13] = e.files;
+        v[at + 14] = e.ttylog;
+        v[at + 15] = e.closed;
+        v[at + 16] = e.segs;
+        if (++rows === ROWS_PER_INSERT) {
+          this.insertMany(v);
+          rows = 0;
+        }
+        e.fresh = false;
+      } else {
+        u[0] = e.srcIp;
+        u[1] = e.startTs;
+        u[2] = e.endTs;
+        u[3] = e.lastEventId;
+        u[4] = e.events;
+        u[5] = e.username;
+        u[6] = e.password;
+        u[7] = login;
+        u[8] = e.commands;
+        u[9] = e.files;
+        u[10] = e.ttylog;
+        u[11] = e.closed;
+        u[12] = e.segs;
+        u[13] = e.id;
+        this.update(u);
+      }
+      if (e.newLogin) e.login = true;
     }
+    // The rest of the new rows one by one.
+    const one = new Array(SESSION_COLUMNS);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < SESSION_COLUMNS; c++) one[c] = v[r * SESSION_COLUMNS + c];
+      this.insertOne(one);
+    }
+  }
+
+  /** Keeps at most KNOWN_SESSIONS in memory, forgetting the least recently active. */
+  private forget(): void {
+    let excess = this.known.size - KNOWN_SESSIONS;
+    if (excess <= 0) return;
     for (const key of this.known.keys()) {
-      if (this.known.size <= KNOWN_SESSIONS) break;
       this.known.delete(key);
+      if (--excess <= 0) break;
     }
   }
 
   /** Deletes up to `maxRows` sessions that ended before the cutoff, and their recordings; returns how many. */
   retentionStep(cutoffMs: number, maxRows: number): number {
     const old = this.db
-      .select({ id: sessions.id, session: sessions.session, nodeId: eventSources.nodeId, potId: eventSources.potId })
+      .select({ id: sessions.id, sourceId: sessions.sourceId, session: sessions.session, nodeId: eventSources.nodeId, potId: eventSources.potId })
       .from(sessions)
       .leftJoin(eventSources, eq(eventSources.id, sessions.sourceId))
       .where(lt(sessions.endTs, cutoffMs))
@@ -266,6 +348,8 @@ export class SessionTracker {
       .all();
     if (old.length === 0) return 0;
     for (const s of old) {
+      // A session deleted here that sends again starts a new row.
+      this.known.delete(keyOf(s.sourceId, s.session));
       if (s.nodeId === null || s.potId === null) continue;
       this.db
         .delete(sessionRecordings)
@@ -273,10 +357,68 @@ export class SessionTracker {
         .run();
     }
     this.db.delete(sessions).where(inArray(sessions.id, old.map((s) => s.id))).run();
-    // A session deleted here that sends again starts a new row.
-    this.known.clear();
     return old.length;
   }
+}
+
+/**
+ * A statement written by Drizzle whose placeholders are named by position ("0", "1", ...),
+ * run by bun:sqlite with the values as they are: Drizzle's placeholder filling costs per value
+ * (measured: ~1 µs less per new session row of 17 values). Returns a runner taking the values
+ * by placeholder name.
+ */
+function positional(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }): (values: unknown[]) => void {
+  const { sql: text, params } = query.toSQL();
+  const order = params.map((p) => Number((p as { name: string }).name));
+  const stmt = db.$client.prepare(text);
+  const inOrder = order.every((n, i) => n === i);
+  const bound: SQLQueryBindings[] = new Array(order.length);
+  return (values) => {
+    if (inOrder) stmt.run(...(values as SQLQueryBindings[]));
+    else {
+      for (let i = 0; i < order.length; i++) bound[i] = values[order[i]!] as SQLQueryBindings;
+      stmt.run(...bound);
+    }
+  };
+}
+
+function entry(id: number, fresh: boolean, sourceId: number, session: string): Entry {
+  return {
+    id,
+    fresh,
+    sourceId,
+    session,
+    lastSeg: -1,
+    login: false,
+    batch: 0,
+    srcIp: null,
+    startTs: 0,
+    endTs: 0,
+    firstEventId: 0,
+    lastEventId: 0,
+    events: 0,
+    newLogin: false,
+    username: null,
+    password: null,
+    commands: 0,
+    files: 0,
+    ttylog: 0,
+    closed: 0,
+    segs: "",
+  };
+}
+
+/** Starts what a batch adds to a session, at its first event in the batch. */
+function begin(e: Entry, batch: number, id: number, t: number, ip: string | null): void {
+  e.batch = batch;
+  e.srcIp = ip;
+  e.startTs = e.endTs = t;
+  e.firstEventId = e.lastEventId = id;
+  e.events = 0;
+  e.newLogin = false;
+  e.username = e.password = null;
+  e.commands = e.files = e.ttylog = e.closed = 0;
+  e.segs = "";
 }
 
 function keyOf(sourceId: number, session: string): string {
