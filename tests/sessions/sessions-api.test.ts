@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "../../src/protocol/json";
 import { Database } from "bun:sqlite";
+import { goPotLog } from "../helpers/go-node";
 import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore, tempDir, until, type TestCore } from "../helpers";
 
 const SAMPLES = readFileSync(join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl"), "utf8").trim().split("\n");
@@ -162,5 +163,25 @@ describe("retention", () => {
     expect((await getJson(`${core.api}/api/v1/sessions/${left.id}/recording`)).text).toContain('"newone"');
     using file = new Database(db, { readonly: true });
     expect(file.query("select session from session_recordings").all()).toEqual([{ session: "newone" }]);
+  });
+});
+
+describe("sessions from the upstream Go node's PotLog messages", () => {
+  test("the sample's lines as PotLog on the control channel make the same sessions as flat lines", async () => {
+    await using core = await startTestCore();
+    using node = await registerNode(core);
+    const pot = { node_id: BIG_ID, pot_id: "cowrie-lab", pot_type: "cowrie" };
+    for (const line of SAMPLES) node.send("PotLog", goPotLog(JSON.parse(line), pot));
+    const all = await until(async () => {
+      const s = (await list(core)).sessions;
+      return s.length === 3 && s[0].events === 8 && s;
+    }, "three sessions");
+    expect(all.map((s) => [s.session, s.node_id, s.events, s.login_success, s.username, s.password, s.commands, s.recording])).toEqual([
+      ["4f1da0ba5dbe", BIG_ID, 8, true, "root", "toor", 2, true],
+      ["3de86d0a163a", BIG_ID, 9, true, "root", "toor", 1, true],
+      ["61cb4b9d22c9", BIG_ID, 5, false, null, null, 0, false],
+    ]);
+    const page = (await getJson(`${core.api}/api/v1/sessions/${all[0].id}`)).body;
+    expect(page.command_lines.map((c: any) => c.input)).toEqual(["uname -a; whoami", "exit"]);
   });
 });
