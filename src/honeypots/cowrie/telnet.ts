@@ -13,11 +13,14 @@ import { allows } from "./userdb.ts";
 
 export function telnetConnection(socket: Socket, opts: SessionOptions): void {
   const session = CowrieSession.accepted(socket, "telnet", opts);
-  socket.once("close", () => session.close());
-
   /** Records the shell once the login succeeded. */
   let recorder: TtyRecorder | null = null;
-  socket.once("close", () => recorder?.close());
+  // The recording's end comes before the session's, as in Cowrie.
+  socket.once("close", () => {
+    recorder?.close();
+    session.close();
+  });
+
   const send = (data: string | Uint8Array) => {
     recorder?.output(data);
     if (!socket.destroyed) socket.write(escapeIac(typeof data === "string" ? Buffer.from(data) : data));
