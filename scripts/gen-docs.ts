@@ -115,6 +115,11 @@ function renderOperation(method: string, path: string, op: Json): string {
   out.push("", "Responses:");
   for (const [status, res] of Object.entries<Json>(op.responses ?? {})) {
     const schema = res.content?.["application/json"]?.schema;
+    const otherType = Object.keys(res.content ?? {}).find((type) => type !== "application/json");
+    if (!schema && otherType) {
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: \`${otherType}\`. ${res.description ?? ""}`.trimEnd());
+      continue;
+    }
     // Errors share one shape; a failure answer of its own (503 from /health) is shown in full.
     if (Number(status) >= 400 && (!schema || schema.properties?.error)) {
       const example = res.content?.["application/json"]?.example;

@@ -172,10 +172,10 @@ describe("sessions from the upstream Go node's PotLog messages", () => {
     using node = await registerNode(core);
     const pot = { node_id: BIG_ID, pot_id: "cowrie-lab", pot_type: "cowrie" };
     for (const line of SAMPLES) node.send("PotLog", goPotLog(JSON.parse(line), pot));
-    const all = await until(async () => {
+    const all = (await until(async () => {
       const s = (await list(core)).sessions;
       return s.length === 3 && s[0].events === 8 && s;
-    }, "three sessions");
+    }, "three sessions")) as any[];
     expect(all.map((s) => [s.session, s.node_id, s.events, s.login_success, s.username, s.password, s.commands, s.recording])).toEqual([
       ["4f1da0ba5dbe", BIG_ID, 8, true, "root", "toor", 2, true],
       ["3de86d0a163a", BIG_ID, 9, true, "root", "toor", 1, true],

@@ -10,7 +10,7 @@ import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow
 import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { TIME_FORMS } from "../../time";
-import { badRequest, errorResponses, notFound } from "./errors";
+import { ErrorBody, badRequest, errorBody, errorResponses, notFound } from "./errors";
 import { DEFAULT_PAGE, EventRecord, MAX_PAGE, timeParam, toEventRecord } from "./events";
 import { noQuery, queryParams } from "./query";
 
@@ -190,6 +190,9 @@ function sessionId(raw: string): number {
   return Number.isSafeInteger(id) ? id : -1;
 }
 
+const RECORDING_DESCRIPTION =
+  "The terminal recording, asciicast v2 (https://docs.asciinema.org/manual/asciicast/v2/): a JSON header line, then one `[seconds, \"o\"|\"i\", text]` line per output or input.";
+
 const idParam = t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Session id (Core's, the `id` of the list).", example: "311" }) });
 
 export const sessionsApi = (deps: { db: Db }) => {
@@ -278,12 +281,16 @@ export const sessionsApi = (deps: { db: Db }) => {
       },
       {
         params: idParam,
-        response: { 200: t.String({ description: "The terminal recording, asciicast v2 (https://docs.asciinema.org/manual/asciicast/v2/): a JSON header line, then one `[seconds, \"o\"|\"i\", data]` line per output or input." }), ...errorResponses({ 404: ["not_found", "session 311 has no recording"] }) },
+        response: { 200: t.String({ description: RECORDING_DESCRIPTION }), ...errorResponses({ 404: ["not_found", "session 311 has no recording"] }) },
         detail: {
           tags: ["Sessions"],
           summary: "Get a session's terminal recording",
           description: "`application/x-asciicast`. Play it with `honeybee session ID --replay` or `asciinema play`.",
-          responses: { 200: { description: "asciicast v2", content: { "application/x-asciicast": { schema: { type: "string" } } } } },
+          // The file is not JSON: its media type, and the error's, spelt out for OpenAPI.
+          responses: {
+            200: { description: RECORDING_DESCRIPTION, content: { "application/x-asciicast": { schema: { type: "string" } } } },
+            404: { description: "Not Found", content: { "application/json": { schema: ErrorBody, example: errorBody("not_found", "session 311 has no recording") } } },
+          },
         },
       },
     );
