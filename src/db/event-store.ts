@@ -10,7 +10,8 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "dr
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
-import { kindOfType, SessionTracker, type Kind } from "./session-tracker";
+import { kindOfType, type Kind } from "./session-fields";
+import { SessionTracker } from "./session-tracker";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */

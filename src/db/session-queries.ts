@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./index";
 import { type EventRow, SEG_SIZE, toRow } from "./event-store";
-import { sessionOf } from "./session-tracker";
+import { sessionOf } from "./session-fields";
 import { events, eventSources, eventTypes, sessionRecordings, sessions } from "./schema";
 
 

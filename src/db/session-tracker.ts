@@ -11,55 +11,7 @@ import type { SQLQueryBindings } from "bun:sqlite";
 import type { Db } from "./index";
 import { SEG_SIZE } from "./event-store";
 import { eventSources, sessionRecordings, sessions } from "./schema";
-
-/** What an event type adds to its session's summary. */
-const Kind = { Other: 0, LoginSuccess: 1, Command: 2, File: 3, TtyLog: 4, Closed: 5 } as const;
-export type Kind = (typeof Kind)[keyof typeof Kind];
-
-const KINDS: Record<string, Kind> = {
-  "cowrie.login.success": Kind.LoginSuccess,
-  "cowrie.command.input": Kind.Command,
-  "cowrie.session.file_download": Kind.File,
-  "cowrie.session.file_upload": Kind.File,
-  "cowrie.log.closed": Kind.TtyLog,
-  "cowrie.session.closed": Kind.Closed,
-};
-
-export function kindOfType(name: string): Kind {
-  return KINDS[name] ?? Kind.Other;
-}
-
-/**
- * Session ids are looked for as text (`"session": "<id>"`, with or without spaces, as the
- * honeypot wrote it) rather than parsed out of each event: a string search per event on the
- * writer's thread. Inside a JSON string a quote is always escaped, so `"session"` followed by
- * a colon is a key. Ids outside this alphabet (Cowrie's are 8 or 12 hex digits) are not sessions.
- */
-const SESSION_KEY = '"session"';
-const SESSION_ID = /^[\w.:-]{1,64}$/;
-
-const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
-
-export function sessionOf(data: string): string | null {
-  const id = sessionText(data);
-  return id !== null && SESSION_ID.test(id) ? id : null;
-}
-
-/** The text of the first `session` key, unchecked (checked once per new session). */
-function sessionText(data: string): string | null {
-  for (let at = data.indexOf(SESSION_KEY); at >= 0; at = data.indexOf(SESSION_KEY, at + 1)) {
-    let i = at + SESSION_KEY.length;
-    while (isSpace(data.charCodeAt(i))) i++;
-    if (data.charCodeAt(i) !== 58) continue; // a value "session", not the key
-    i++;
-    while (isSpace(data.charCodeAt(i))) i++;
-    if (data.charCodeAt(i) !== 34) return null;
-    const to = data.indexOf('"', i + 1);
-    if (to < 0 || to - i - 1 > 64) return null;
-    return data.slice(i + 1, to);
-  }
-  return null;
-}
+import { credentials, Kind, SESSION_ID, sessionText } from "./session-fields";
 
 /**
  * Sessions the writer finds in memory, the most recently active ones (least recently active
@@ -423,13 +375,4 @@ function begin(e: Entry, batch: number, id: number, t: number, ip: string | null
 
 function keyOf(sourceId: number, session: string): string {
   return `${sourceId}/${session}`;
-}
-
-function credentials(text: string): { username: string | null; password: string | null } {
-  try {
-    const o = JSON.parse(text) as Record<string, unknown>;
-    return { username: typeof o.username === "string" ? o.username : null, password: typeof o.password === "string" ? o.password : null };
-  } catch {
-    return { username: null, password: null };
-  }
 }
