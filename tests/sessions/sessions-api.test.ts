@@ -185,3 +185,18 @@ describe("sessions from the upstream Go node's PotLog messages", () => {
     expect(page.command_lines.map((c: any) => c.input)).toEqual(["uname -a; whoami", "exit"]);
   });
 });
+
+describe("one session id on two honeypots", () => {
+  test("is two sessions, each kept apart across batches", async () => {
+    await using core = await startTestCore();
+    const ev = (pot: string, eventid: string, extra: Record<string, unknown> = {}) => stringify({ eventid, session: "5eed5eed5eed", pot_id: pot, pot_type: "cowrie", src_ip: "192.0.2.8", timestamp: "2026-11-22T03:00:00Z", ...extra });
+    await ingest(core, [ev("a", "cowrie.session.connect"), ev("b", "cowrie.session.connect")]);
+    await ingest(core, [ev("b", "cowrie.command.input", { input: "id" }), ev("a", "cowrie.login.success", { username: "pi", password: "raspberry" })]);
+    await ingest(core, [ev("a", "cowrie.session.closed")]);
+    const found = (await list(core, "session=5eed5eed5eed")).sessions.map((s) => [s.pot_id, s.events, s.commands, s.login_success, s.username, s.closed]);
+    expect(found).toEqual([
+      ["b", 2, 1, false, null, false],
+      ["a", 3, 0, true, "pi", true],
+    ]);
+  });
+});
