@@ -115,6 +115,11 @@ function renderOperation(method: string, path: string, op: Json): string {
   out.push("", "Responses:");
   for (const [status, res] of Object.entries<Json>(op.responses ?? {})) {
     const schema = res.content?.["application/json"]?.schema;
+    const otherType = Object.keys(res.content ?? {}).find((type) => type !== "application/json");
+    if (!schema && otherType) {
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: \`${otherType}\`. ${res.description ?? ""}`.trimEnd());
+      continue;
+    }
     // Errors share one shape; a failure answer of its own (503 from /health) is shown in full.
     if (Number(status) >= 400 && (!schema || schema.properties?.error)) {
       const example = res.content?.["application/json"]?.example;
@@ -241,7 +246,7 @@ export function renderConfiguration(help: Record<string, string>): string {
 
 /** Each command's `--help`, from the real program (80 columns, as commander wraps for a pipe). */
 export async function collectHelp(): Promise<Record<string, string>> {
-  const commands = ["", "up", "core", "node", "proxy", "token create", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "catalogue"];
+  const commands = ["", "up", "core", "node", "proxy", "token create", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "sessions", "session", "catalogue"];
   const out: Record<string, string> = {};
   await Promise.all(
     commands.map(async (c) => {

@@ -21,6 +21,9 @@ import { commandsApi } from "./api/commands";
 import { eventList, eventsApi } from "./api/events";
 import { nodesApi, registryLists } from "./api/nodes";
 import { outputsApi } from "./api/outputs";
+import { sessionsApi } from "./api/sessions";
+import { RecordingReceiver } from "./recordings/receiver";
+import { SessionQueries } from "../db/session-queries";
 import { streamApi } from "./api/stream";
 import { bodyCap, Security } from "./auth";
 import { timelineApi } from "./api/timeline";
@@ -116,6 +119,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
+        recordings: new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)),
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
         idle: { firstMessageMs: config.first_message_timeout_ms, idleMs: config.idle_timeout_ms },
@@ -149,7 +153,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       health: () => ingest.problem(),
       dbPath: config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), sessionsApi({ db }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

@@ -28,8 +28,9 @@ import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
 import type { NodeAuth } from "./auth/node-auth";
 import type { TlsOptions } from "./tls";
+import type { RecordingReceiver } from "./recordings/receiver";
 
-const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "NodeDrop"]);
+const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "SessionRecording", "NodeDrop"]);
 
 export interface NodeChannelOptions {
   host: string;
@@ -40,6 +41,8 @@ export interface NodeChannelOptions {
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
+  /** Terminal recordings in chunks (src/core/recordings/receiver.ts); refused without one. */
+  recordings?: RecordingReceiver;
   connections: ConnectionCounter;
   nodeAuth: NodeAuth;
   /** Silence allowed before registering and after (heartbeats keep a registered node busy). */
@@ -156,6 +159,15 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       case "CommandResult":
         opts.onCommandResult(msg.payload);
         return;
+      case "SessionRecording": {
+        const r = msg.payload;
+        const ack = opts.recordings ? opts.recordings.chunk(c, c.nodeId, r) : { pot_id: r.pot_id, session: r.session, ok: false, message: "this Core does not take recordings" };
+        if (ack) {
+          if (!ack.ok) warn.warn(`${c.remote}:recording`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session }, `session recording refused: ${ack.message}`);
+          c.link.send("SessionRecordingAck", ack);
+        }
+        return;
+      }
       case "NodeDrop":
         logger.info({ node_id: c.nodeId.toString() }, "node said goodbye");
         registry.dropped(c.nodeId, c.link);
@@ -273,6 +285,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         if (!c || !sockets.delete(socket)) return;
         connections--;
         opts.connections.release(c.remote);
+        opts.recordings?.closed(c);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
           registry.disconnected(c.nodeId, c.link);
           logger.info({ node_id: c.nodeId.toString(), remote: c.remote }, "node connection closed");

@@ -12,6 +12,8 @@ import { parseWithIds } from "../protocol/json";
 import type { Geo } from "../geo";
 import { AddressWriter, addressesWhere, type GeoResolver } from "./address-store";
 import type { Db } from "./index";
+import { kindOfType, type Kind } from "./session-fields";
+import { SessionTracker } from "./session-tracker";
 import { eventAddresses, eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
@@ -271,6 +273,9 @@ interface SegmentDelta {
 export class EventWriter {
   private lastId: number;
   private readonly typeNames = new Map<number, string>();
+  /** What each event type adds to a session (by type id). */
+  private readonly typeKinds: Kind[] = [];
+  private readonly sessions: SessionTracker;
   private readonly counts = new HourlyCounts();
   /** Segment keys already written ("seg/kind/value"), so each batch inserts only new ones. */
   private readonly keysWritten = new Set<string>();
@@ -342,7 +347,8 @@ export class EventWriter {
     const lastGiven = db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, LAST_ID)).get()?.value ?? 0;
     this.lastId = Math.max(lastGiven, db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0);
     this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
-    for (const t of db.select().from(eventTypes).all()) this.typeNames.set(t.id, t.name);
+    for (const t of db.select().from(eventTypes).all()) this.addType(t);
+    this.sessions = new SessionTracker(db);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const stored = db.select({ bits: eventSegments.ipBloom }).from(eventSegments).where(eq(eventSegments.seg, lastSeg)).get();
     if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.bits) };
@@ -358,6 +364,7 @@ export class EventWriter {
     const segs: SegmentDelta[] = [];
     let cur: SegmentDelta | null = null;
     let newKeys: string[] = [];
+    for (const t of b.newTypes) this.addType(t);
     this.db.transaction(() => {
       for (const s of b.newSources) this.insertSource.run(s);
       // In the same transaction as the events: a position is stored exactly when its events are.
@@ -396,15 +403,21 @@ export class EventWriter {
         this.writeKeys(s.seg, "type", s.types, newKeys);
         this.writeKeys(s.seg, "source", s.sources, newKeys);
       }
+      this.sessions.write(b.n, firstId, data, b.ts, b.sourceId, b.typeId, ips, this.typeKinds);
     }, IMMEDIATE);
+    this.sessions.committed();
     // Only now: a rolled-back batch must not leave keys marked as written. (A rolled-back
     // batch may leave bits in the Bloom filter: a false positive, which is harmless.)
     if (this.keysWritten.size > 10_000) this.keysWritten.clear(); // forgetting only costs a redundant INSERT OR IGNORE
     for (const k of newKeys) this.keysWritten.add(k);
     this.lastId = firstId + b.n - 1;
-    for (const t of b.newTypes) this.typeNames.set(t.id, t.name);
     this.countBatch(b, ips);
     return firstId;
+  }
+
+  private addType(t: TypeEntry): void {
+    this.typeNames.set(t.id, t.name);
+    this.typeKinds[t.id] = kindOfType(t.name);
   }
 
   private bloomOf(seg: number): Uint8Array {
@@ -560,6 +573,8 @@ export class EventWriter {
       .limit(1)
       .get();
     if (!seg) {
+      const sessionsDeleted = this.db.transaction(() => this.sessions.retentionStep(cutoffMs, maxRows), IMMEDIATE);
+      if (sessionsDeleted > 0) return sessionsDeleted;
       const bucket = Math.floor(cutoffMs / HOUR_MS);
       this.db.delete(eventCounts).where(lt(eventCounts.bucket, bucket)).run();
       this.db.delete(eventCountsDaily).where(lt(eventCountsDaily.day, Math.floor(bucket / DAY_HOURS))).run();
@@ -859,7 +874,7 @@ export interface StoredEvent {
   data: string;
 }
 
-function toRow(r: StoredEvent): EventRow {
+export function toRow(r: StoredEvent): EventRow {
   return {
     id: r.id,
     ts: r.ts,

@@ -4,6 +4,7 @@
  * node_id is a u64 and SQLite integers are signed 64-bit, so ids are stored as their exact
  * decimal text; they are compared for equality only, never ordered.
  */
+import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const nodes = sqliteTable("nodes", {
@@ -212,4 +213,65 @@ export const eventAddresses = sqliteTable(
     firstSeen: integer("first_seen").notNull(),
   },
   (t) => [index("event_addresses_country").on(t.country), index("event_addresses_asn").on(t.asn)],
+);
+
+/**
+ * Attack sessions (Cowrie's `session` field), one row per (event source, session), kept by
+ * the event writer in the same transaction as the batch: one upsert per distinct session in
+ * a batch, like the counters. Rows are appended in the order sessions are first seen (`id`),
+ * so a new session costs an append, not a random B-tree insert (see `events`); the writer
+ * finds a recent session's row through memory (src/db/session-store.ts). The session's events
+ * are read through `segs`, the segments (see `events`) that hold them: a rowid range scan of
+ * each, no per-event index. The partial indexes hold only the sessions worth looking at
+ * (a login, commands, files), a small share of the table.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: integer("id").primaryKey(),
+    sourceId: integer("source_id").notNull(),
+    session: text("session").notNull(),
+    srcIp: text("src_ip"),
+    startTs: integer("start_ts").notNull(),
+    endTs: integer("end_ts").notNull(),
+    firstEventId: integer("first_event_id").notNull(),
+    lastEventId: integer("last_event_id").notNull(),
+    events: integer("events").notNull(),
+    /** The credentials of the first successful login, when there was one. */
+    loginSuccess: integer("login_success").notNull().default(0),
+    username: text("username"),
+    password: text("password"),
+    commands: integer("commands").notNull().default(0),
+    /** Files downloaded or uploaded (`cowrie.session.file_download`, `file_upload`). */
+    files: integer("files").notNull().default(0),
+    /** The session's terminal was recorded (`cowrie.log.closed`). */
+    ttylog: integer("ttylog").notNull().default(0),
+    closed: integer("closed").notNull().default(0),
+    /** Segments holding the session's events, comma-separated, ascending. */
+    segs: text("segs").notNull(),
+  },
+  (t) => [
+    index("sessions_login").on(t.id).where(sql`login_success = 1`),
+    index("sessions_commands").on(t.id).where(sql`commands > 0`),
+    index("sessions_files").on(t.id).where(sql`files > 0`),
+  ],
+);
+
+/**
+ * Terminal recordings (asciicast v2) shipped by nodes, keyed like the session they belong to.
+ * Small (the built-in cowrie stops recording at its limit) and rare: kept in the database,
+ * so retention and backups cover them with the events.
+ */
+export const sessionRecordings = sqliteTable(
+  "session_recordings",
+  {
+    nodeId: text("node_id").notNull(),
+    potId: text("pot_id").notNull(),
+    session: text("session").notNull(),
+    size: integer("size").notNull(),
+    sha256: text("sha256").notNull(),
+    data: blob("data", { mode: "buffer" }).notNull(),
+    receivedAt: integer("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.potId, t.session] })],
 );

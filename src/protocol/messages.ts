@@ -155,6 +155,32 @@ export type NodeCommand = Static<typeof NodeCommand>;
 export const ProtocolErrorPayload = Type.Object({ code: Type.String(), message: Type.String() });
 export type ProtocolErrorPayload = Static<typeof ProtocolErrorPayload>;
 
+// ---- Session recordings (docs/protocol.md#sessionrecording) ---------------------------
+
+/** Largest terminal recording Core takes; the built-in cowrie stops recording well before. */
+export const MAX_RECORDING_BYTES = 4 * 1024 * 1024;
+/** Bytes of a recording per SessionRecording message at most (before base64). */
+export const RECORDING_CHUNK_BYTES = 192 * 1024;
+
+export const SessionRecording = Type.Object({
+  node_id: NodeId,
+  pot_id: PotId,
+  session: Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$", description: "The session id of the honeypot's events (Cowrie's `session`)." }),
+  sha256: Type.String({ pattern: "^[0-9a-f]{64}$", description: "SHA-256 of the whole recording, hex." }),
+  size: Type.Integer({ minimum: 1, maximum: MAX_RECORDING_BYTES, description: "Bytes of the whole recording." }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_RECORDING_BYTES, description: "Where this chunk starts; chunks come in order, the first at 0." }),
+  data: Type.String({ maxLength: Math.ceil(RECORDING_CHUNK_BYTES / 3) * 4, description: "The chunk, base64." }),
+});
+export type SessionRecording = Static<typeof SessionRecording>;
+
+export const SessionRecordingAck = Type.Object({
+  pot_id: PotId,
+  session: Type.String(),
+  ok: Type.Boolean({ description: "True: stored. False: refused for good (`message` says why); sending it again does not help." }),
+  message: Type.String(),
+});
+export type SessionRecordingAck = Static<typeof SessionRecordingAck>;
+
 // ---- Event socket and WebSocket ------------------------------------------------------
 
 export const EventStreamHello = Type.Object({
@@ -187,6 +213,8 @@ const PAYLOADS = {
   PotLog: LooseObject,
   NodeEvent: NodeEventPayload,
   CommandResult,
+  SessionRecording,
+  SessionRecordingAck,
   NodeDrop: null,
   RegistrationAck,
   NodeCommand,

@@ -170,6 +170,7 @@ describe("cowrie over Telnet, driven by a script", () => {
       expect.objectContaining({ ...base, eventid: "cowrie.command.input", input: "foo bar" }),
       expect.objectContaining({ ...base, eventid: "cowrie.command.failed", input: "foo bar", message: "Command not found: foo bar" }),
       expect.objectContaining({ ...base, eventid: "cowrie.command.input", input: "exit" }),
+      expect.objectContaining({ ...base, eventid: "cowrie.log.closed", ttylog: expect.stringMatching(/^tty\/[0-9a-f]{64}\.cast$/) }),
       expect.objectContaining({ ...base, eventid: "cowrie.session.closed", duration: expect.any(Number) }),
     ]);
   });

@@ -84,7 +84,7 @@ const EventQuery = queryParams(
   }),
 );
 
-function timeParam(name: string, raw: string | undefined): number | undefined {
+export function timeParam(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const ms = parseTimeArg(raw);
   if (ms === null) throw badRequest(`query parameter ${name} must be ${TIME_FORMS}; got ${JSON.stringify(raw)}`);

@@ -219,6 +219,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
             { name: "Nodes", description: "Registered nodes" },
             { name: "Honeypots", description: "Honeypots across all nodes" },
             { name: "Events", description: "Events recorded by honeypots" },
+            { name: "Sessions", description: "Attack sessions: an attacker's connection with its logins, commands, files and terminal recording" },
             { name: "Stats", description: "Counts and top values" },
             { name: "Commands", description: "Node commands: install and manage honeypots" },
             { name: "Catalogue", description: "Honeypot kinds a node can install" },

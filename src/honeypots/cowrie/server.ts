@@ -1,6 +1,6 @@
 /** Starts the cowrie kind: SSH and Telnet listeners sharing one userdb and one event sink. */
 import type manifest from "../../../catalogue/cowrie/manifest.json";
-import { parsePort, parsePositiveInt } from "../shared/config.ts";
+import { ConfigError, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { ensureHostKeys } from "./hostkey.ts";
 import { listen } from "./listener.ts";
@@ -12,6 +12,8 @@ import { parseUserDb } from "./userdb.ts";
 const MAX_LINE = 4095;
 /** Bytes a session may send in all; far more than any bot's script, far less than a flood. */
 const MAX_SESSION_INPUT = 1024 * 1024;
+/** The largest recording Core takes (MAX_RECORDING_BYTES, docs/protocol.md#sessionrecording). */
+const MAX_TTY_BYTES = 4 * 1024 * 1024;
 
 export async function startCowrie({ config, sink, logger }: PotContext<keyof typeof manifest.config>): Promise<PotHandle> {
   const hostname = config.hostname;
@@ -25,10 +27,13 @@ export async function startCowrie({ config, sink, logger }: PotContext<keyof typ
     logger,
   };
   const limits = { maxLine: MAX_LINE, maxInput: MAX_SESSION_INPUT };
+  const ttyMax = Number(config.tty_max_bytes ?? "0");
+  if (!(ttyMax <= MAX_TTY_BYTES)) throw new ConfigError(`tty_max_bytes must be at most ${MAX_TTY_BYTES} (what Core takes), got ${JSON.stringify(config.tty_max_bytes)}`);
+  const ttylog = ttyMax > 0 ? { dir: config.tty_path || "tty", maxBytes: ttyMax } : null;
 
   const keys = ensureHostKeys(process.cwd());
   if (keys.created.length > 0) logger.info({ files: keys.created }, "generated missing host keys");
-  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, sink, logger };
+  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, ttylog, sink, logger };
   const ssh = createSshServer({ ...session, hostKeys: keys.privateKeys, version: config.ssh_version });
 
   const sshListener = await listen({ ...common, name: "ssh", port: parsePort("ssh_port", config.ssh_port) }, (socket) => ssh.accept(socket));

@@ -10,6 +10,7 @@ import { plainIp } from "../shared/address.ts";
 import type { EventSink } from "../shared/sink.ts";
 import type { Shell, ShellResult } from "./shell/shell.ts";
 import type { TerminalLimits } from "./terminal.ts";
+import type { TtyLogOptions } from "./ttylog.ts";
 import type { Rule } from "./userdb.ts";
 
 /** What both front doors (SSH and Telnet) need to run a session. */
@@ -19,6 +20,8 @@ export interface SessionOptions {
   maxAuthTries: number;
   loginTimeoutMs: number;
   limits: TerminalLimits;
+  /** Where shell sessions are recorded; null: not recorded. */
+  ttylog: TtyLogOptions | null;
   sink: EventSink;
   logger: Logger;
 }
