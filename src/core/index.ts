@@ -153,7 +153,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       health: () => ingest.problem(),
       dbPath: config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), sessionsApi({ db }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

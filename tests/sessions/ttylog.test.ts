@@ -11,7 +11,7 @@ import { parseCast } from "../../src/cli/replay";
 import { RawClient, Relay, removeDir, startPot, type Pot } from "../honeypots/harness";
 
 let relay: Relay;
-let pot: Pot;
+let pot: Pot<"cowrie">;
 
 beforeAll(async () => {
   relay = Relay.start();

@@ -6,6 +6,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import type { EventRow } from "../../db/event-store";
+import type { GeoLookup } from "../../geo";
 import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow } from "../../db/session-queries";
 import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
@@ -195,7 +196,7 @@ const RECORDING_DESCRIPTION =
 
 const idParam = t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Session id (Core's, the `id` of the list).", example: "311" }) });
 
-export const sessionsApi = (deps: { db: Db }) => {
+export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null }) => {
   const queries = new SessionQueries(deps.db);
   const find = (raw: string): SessionRow => {
     const row = queries.get(sessionId(raw));
@@ -254,7 +255,7 @@ export const sessionsApi = (deps: { db: Db }) => {
           command_lines: commandLines,
           file_events: files,
           recording_file: rec ? { size: rec.size, sha256: rec.sha256, received: iso(rec.receivedAt) } : null,
-          session_events: rows.map(toEventRecord),
+          session_events: rows.map((r) => toEventRecord(r, deps.geo)),
           truncated: row.events > rows.length && rows.length >= MAX_SESSION_EVENTS,
         } satisfies SessionDetail;
       },
