@@ -27,6 +27,11 @@ import { startProxy, type ProxyHandle } from "./proxy/server";
 import { isFeedKind } from "./proxy/topics";
 import { Registry } from "./registry";
 import { tlsOptions } from "./tls";
+import { ArtifactStore } from "../db/artifact-store";
+import { artifactsApi } from "./artifacts/api";
+import { Artifacts } from "./artifacts/service";
+import { FileReceiver } from "./transfer/receiver";
+import { dirname, join } from "node:path";
 
 export interface CoreHandle {
   readonly config: CoreConfig;
@@ -62,7 +67,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     (kind) => hub.wants(kind),
   );
 
-  const stoppers: (() => unknown)[] = [];
+  // Artifacts live beside the database unless configured elsewhere (docs/artifacts.md).
+  const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" ? "./data" : dirname(config.db), "artifacts");
+  const artifacts = new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: new ArtifactStore(db), logger: log.child({ component: "artifacts" }) });
+  const files = new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" }));
+  const stoppers: (() => unknown)[] = [() => artifacts.stop()];
   const cleanup = async () => {
     // Bounded: a database that cannot be written must not keep Core (and its listeners) up.
     const deadline = setTimeout(() => ingest.abandon(), config.shutdown_timeout_ms);
@@ -85,6 +94,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
+        files,
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
         idle: { firstMessageMs: config.first_message_timeout_ms, idleMs: config.idle_timeout_ms },
@@ -115,7 +125,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       security,
       health: () => ingest.problem(),
       dbPath: config.db,
-      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      plugins: [nodesApi(registry), eventsApi({ db, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts)],
       websocket: wsLimits,
     });
     // Bun refuses a larger body while it streams in (413), before any handler or auth runs;

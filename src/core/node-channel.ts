@@ -28,8 +28,9 @@ import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
 import type { NodeAuth } from "./auth/node-auth";
 import type { TlsOptions } from "./tls";
+import type { FileReceiver } from "./transfer/receiver";
 
-const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "NodeDrop"]);
+const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "FileOffer", "FileChunk", "NodeDrop"]);
 
 export interface NodeChannelOptions {
   host: string;
@@ -40,6 +41,8 @@ export interface NodeChannelOptions {
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
+  /** Files nodes send (FileOffer/FileChunk, docs/protocol.md#file-transfer); refused without one. */
+  files?: FileReceiver;
   connections: ConnectionCounter;
   nodeAuth: NodeAuth;
   /** Silence allowed before registering and after (heartbeats keep a registered node busy). */
@@ -156,6 +159,21 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       case "CommandResult":
         opts.onCommandResult(msg.payload);
         return;
+      case "FileOffer":
+      case "FileChunk": {
+        const files = opts.files;
+        if (!files) return reply(c, "unsupported", `${msg.kind}: this Core takes no files`);
+        const nodeId = c.nodeId;
+        const answer = msg.kind === "FileOffer" ? files.offer(nodeId, msg.payload) : files.chunk(nodeId, msg.payload);
+        answer.then(
+          (status) => c.link.send("FileStatus", status),
+          (err) => {
+            logger.error({ err, node_id: nodeId.toString() }, "file transfer failed");
+            c.link.send("FileStatus", { sha256: msg.payload.sha256, offset: 0, complete: false, error: { code: "internal", message: "Core could not store the file; see its log" } });
+          },
+        );
+        return;
+      }
       case "NodeDrop":
         logger.info({ node_id: c.nodeId.toString() }, "node said goodbye");
         registry.dropped(c.nodeId, c.link);
@@ -275,6 +293,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         opts.connections.release(c.remote);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
           registry.disconnected(c.nodeId, c.link);
+          opts.files?.disconnected(c.nodeId);
           logger.info({ node_id: c.nodeId.toString(), remote: c.remote }, "node connection closed");
         }
       },

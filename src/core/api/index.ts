@@ -146,6 +146,7 @@ export function createApi({ logger, security, plugins, websocket, health, dbPath
             { name: "Stats", description: "Counts and top values" },
             { name: "Commands", description: "Node commands: install and manage honeypots" },
             { name: "Catalogue", description: "Honeypot kinds a node can install" },
+            { name: "Artifacts", description: "Files attackers downloaded or uploaded, by SHA-256; downloads only as zips encrypted with `infected`" },
           ],
           components: {
             securitySchemes: {
