@@ -150,7 +150,7 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
   let pty = false;
   let envEvents = 0;
   const newShell = (interactive: boolean) =>
-    new Shell({ hostname: opts.hostname, username, interactive, tty: pty, remoteIp: session.endpoint.src_ip });
+    new Shell({ hostname: opts.hostname, username, interactive, tty: pty, remoteIp: session.endpoint.src_ip, downloads: opts.fetcher !== undefined });
 
   channel.on("pty", (accept, _reject, info) => {
     pty = true;
@@ -174,15 +174,16 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
       return;
     }
     const shell = newShell(false);
-    const result = session.command(shell, info.command);
-    // With a pty both streams are the terminal; without one, stderr is the channel's own stream.
-    if (pty) stream.write(result.output.replace(/\r?\n/g, "\r\n"));
-    else {
-      stream.write(result.stdout);
-      stream.stderr.write(result.stderr);
-    }
-    stream.exit(result.status);
-    stream.end();
+    void Promise.resolve(session.command(shell, info.command)).then((result) => {
+      // With a pty both streams are the terminal; without one, stderr is the channel's own stream.
+      if (pty) stream.write(result.output.replace(/\r?\n/g, "\r\n"));
+      else {
+        stream.write(result.stdout);
+        stream.stderr.write(result.stderr);
+      }
+      stream.exit(result.status);
+      stream.end();
+    });
   });
   channel.on("subsystem", (_accept, reject) => reject?.());
   channel.on("x11", (_accept, reject) => reject?.());

@@ -86,7 +86,7 @@ export function telnetConnection(socket: Socket, opts: SessionOptions): void {
       return;
     }
     clearTimeout(timer);
-    runShell(terminal, new Shell({ hostname: opts.hostname, username: user, interactive: true, tty: true, remoteIp: session.endpoint.src_ip }), session, { interactive: true });
+    runShell(terminal, new Shell({ hostname: opts.hostname, username: user, interactive: true, tty: true, remoteIp: session.endpoint.src_ip, downloads: opts.fetcher !== undefined }), session, { interactive: true });
   };
 
   socket.write(Uint8Array.of(IAC, WILL, OPT_ECHO, IAC, WILL, OPT_SGA));
