@@ -13,6 +13,9 @@
 /** Program → the Debian package that provides it, and which tests use it. */
 export const TEST_TOOLS = [
   { command: ["ssh"], pkg: "openssh-client", usedBy: "the cowrie, walkthrough and end-to-end tests (a real OpenSSH client)" },
+  { command: ["scp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's scp)" },
+  { command: ["sftp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's sftp)" },
+  { command: ["unzip"], pkg: "unzip", usedBy: "the artifact tests (the download is a zip encrypted with `infected`)" },
   { command: ["curl"], pkg: "curl", usedBy: "the honnypotter and end-to-end tests" },
   { command: ["git"], pkg: "git", usedBy: "the git catalogue tests" },
   { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },

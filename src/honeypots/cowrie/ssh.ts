@@ -9,6 +9,8 @@ import { Server, type Algorithms, type AuthContext, type Connection, type Server
 import { CowrieSession, type SessionOptions } from "./session.ts";
 import { Shell } from "./shell/shell.ts";
 import { runShell, Terminal } from "./terminal.ts";
+import { serveScpSink, scpSinkTarget } from "./upload/scp.ts";
+import { serveSftp } from "./upload/sftp.ts";
 import { allows } from "./userdb.ts";
 
 export interface SshOptions extends SessionOptions {
@@ -168,6 +170,13 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
   });
   channel.on("exec", (accept, _reject, info) => {
     const stream = accept();
+    // OpenSSH's scp without SFTP (`scp -O`, older clients) runs `scp -t TARGET` to receive files.
+    const scpTarget = opts.outbox ? scpSinkTarget(info.command) : null;
+    if (scpTarget !== null && opts.outbox) {
+      session.emit("cowrie.command.input", { input: info.command }, `CMD: ${info.command}`);
+      serveScpSink(stream, scpTarget, { hostname: opts.hostname, username, outbox: opts.outbox, maxBytes: opts.downloadMaxBytes ?? 0, session });
+      return;
+    }
     if (BARE_SHELL.test(info.command)) {
       session.emit("cowrie.command.input", { input: info.command }, `CMD: ${info.command}`);
       startTerminal(stream, newShell(false), session, opts, false);
@@ -184,6 +193,11 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
       stream.exit(result.status);
       stream.end();
     });
+  });
+  // SFTP (and OpenSSH 9's scp, which speaks it) reaches a view of the fake filesystem whose uploads are captured.
+  channel.on("sftp", (accept, reject) => {
+    if (!opts.outbox) return reject?.();
+    serveSftp(accept(), { hostname: opts.hostname, username, outbox: opts.outbox, maxBytes: opts.downloadMaxBytes ?? 0, session });
   });
   channel.on("subsystem", (_accept, reject) => reject?.());
   channel.on("x11", (_accept, reject) => reject?.());

@@ -5,7 +5,7 @@
  * `<sha256>.<id>.json` = `{"kind", "meta"}`, both written under a temporary name and renamed.
  * Files are mode 0600 in a 0700 folder: never executable, never run.
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 
@@ -63,6 +63,29 @@ export class Outbox {
 
   begin(): OutboxFile {
     return new OutboxFile(this.dir, join(this.dir, `.tmp-${randomBytes(8).toString("hex")}`));
+  }
+
+  /** A temporary file in the outbox, for bytes that arrive out of order (SFTP writes at offsets). */
+  tempPath(): string {
+    return join(this.dir, `.tmp-${randomBytes(8).toString("hex")}`);
+  }
+
+  /** Takes a finished temporary file under its hash and records a sighting. */
+  adopt(tmp: string, meta: SightingMeta, kind = "artifact"): { sha256: string; size: number; outfile: string } {
+    const hasher = new Bun.CryptoHasher("sha256");
+    const bytes = readFileSync(tmp);
+    hasher.update(bytes);
+    const sha256 = hasher.digest("hex");
+    renameSync(tmp, join(this.dir, sha256));
+    this.sighting(sha256, meta, kind);
+    return { sha256, size: bytes.length, outfile: `${OUTBOX}/${sha256}` };
+  }
+
+  sighting(sha256: string, meta: SightingMeta, kind: string): void {
+    const id = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+    const tmp = join(this.dir, `.tmp-${id}.json`);
+    writeFileSync(tmp, JSON.stringify({ kind, meta: { ...meta, seen_at: new Date().toISOString() } }), { mode: 0o600 });
+    renameSync(tmp, join(this.dir, `${sha256}.${id}.json`));
   }
 
   put(bytes: Uint8Array, meta: SightingMeta, kind = "artifact"): { sha256: string; size: number; outfile: string } {
