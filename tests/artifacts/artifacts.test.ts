@@ -182,7 +182,8 @@ describe("artifacts", () => {
     const scp = requireTool("scp");
     expect((await run([scp, ...SSH_OPTS, "-P", String(sshPort), files[0]!.path, target("/tmp/up0.sh")], env)).code).toBe(0);
     expect((await run([scp, "-O", ...SSH_OPTS, "-P", String(sshPort), files[1]!.path, target("/tmp/")], env)).code).toBe(0);
-    const batch = await run([requireTool("sftp"), ...SSH_OPTS, "-P", String(sshPort), "-b", "-", "root@127.0.0.1"], env, `cd /tmp\nput ${files[2]!.path} up2.sh\nls\n`);
+    // sftp -b turns BatchMode on, which forbids passwords; the first value given wins in ssh.
+    const batch = await run([requireTool("sftp"), "-o", "BatchMode=no", ...SSH_OPTS, "-P", String(sshPort), "-b", "-", "root@127.0.0.1"], env, `cd /tmp\nput ${files[2]!.path} up2.sh\nls\n`);
     expect(batch.code).toBe(0);
     expect(batch.out).toContain("up2.sh");
 
