@@ -39,6 +39,7 @@ let core: TestCore;
 let node: NodeHandle;
 let web: ReturnType<typeof Bun.serve>;
 let sshPort: number;
+let httpPort: number;
 const coreConfig = () => ({ db: join(dir.path, "core.db"), tokens: TOKENS });
 const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
@@ -109,7 +110,17 @@ beforeAll(async () => {
     body: JSON.stringify({ InstallPot: { pot_id: "ssh-01", honeypot_type: "cowrie", config, auto_start: true } }),
   });
   expect(sent.status).toBe(202);
-  await until(async () => (await getJson(`${core.api}/api/v1/honeypots`, auth(READER))).body.honeypots.some((p: any) => p.status === "Running"), "cowrie running", 3000);
+  httpPort = freePort();
+  const web01 = await getJson(`${core.api}/api/v1/nodes/${node.nodeId}/commands`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${OPERATOR}` },
+    body: JSON.stringify({ InstallPot: { pot_id: "web-01", honeypot_type: "honnypotter", config: { http_port: String(httpPort) }, auto_start: true } }),
+  });
+  expect(web01.status).toBe(202);
+  await until(async () => {
+    const pots = (await getJson(`${core.api}/api/v1/honeypots`, auth(READER))).body.honeypots;
+    return pots.length === 2 && pots.every((p: any) => p.status === "Running");
+  }, "cowrie and honnypotter running", 3000);
 });
 
 afterAll(async () => {
@@ -196,6 +207,23 @@ describe("artifacts", () => {
       expect(a).toMatchObject({ size: f.bytes.length, mime: "text/x-shellscript", urls: [paths[i]], filenames: [`up${i}.sh`], sessions: [e.data.session] });
       expect(a.sightings[0].source).toBe("cowrie.session.file_upload");
     }
+  });
+
+  test("a file POSTed to honnypotter (multipart) is captured as an artifact", async () => {
+    const shell = Buffer.from("<?php system($_GET['c']); ?>\n");
+    const path = join(dir.path, "wso.php");
+    writeFileSync(path, shell);
+    const r = await run([requireTool("curl"), "-s", "-o", "/dev/null", "-w", "%{http_code}", "-F", `async-upload=@${path}`, "-F", "name=wso.php", `http://127.0.0.1:${httpPort}/wp-admin/async-upload.php`]);
+    expect(r.out).toBe("404");
+    const hash = sha(shell);
+    const e = await event("honnypotter.upload", (d) => d.shasum === hash);
+    expect(e.data).toMatchObject({ filename: "wso.php", field: "async-upload", size: shell.length, shasum: hash, request_uri: "/wp-admin/async-upload.php", outfile: `outbox/${hash}` });
+    expect(e.src_ip).toBe("127.0.0.1");
+    const a = await artifact(hash);
+    expect(a).toMatchObject({ size: shell.length, mime: "text/plain", urls: ["/wp-admin/async-upload.php"], filenames: ["wso.php"], sessions: [] });
+    expect(a.sightings).toEqual([
+      { node_id: node.nodeId, pot_id: "web-01", source: "honnypotter.upload", session: null, url: "/wp-admin/async-upload.php", filename: "wso.php", truncated: false, seen_at: expect.any(String) },
+    ]);
   });
 
   test("a transfer cut by a Core restart resumes from Core's offset and completes", async () => {
