@@ -102,11 +102,19 @@ export class FileShipper {
     }
     const kind = typeof sighting.kind === "string" ? sighting.kind : "artifact";
     const meta = sighting.meta && typeof sighting.meta === "object" ? (sighting.meta as Record<string, string | number | boolean | null>) : {};
-    let status = await this.ask(sha256, () => this.opts.send("FileOffer", { sha256, size, kind, sighting_id: `${potId}.${id}`, meta: { ...meta, pot_id: potId } }));
+    const offer = () => this.ask(sha256, () => this.opts.send("FileOffer", { sha256, size, kind, sighting_id: `${potId}.${id}`, meta: { ...meta, pot_id: potId } }));
+    let status = await offer();
+    let reoffers = 0;
     const fd = openSync(blob, "r");
     try {
       const chunk = Buffer.allocUnsafe(this.opts.chunkBytes ?? CHUNK_BYTES);
-      while (status && !status.complete && !status.error) {
+      for (;;) {
+        // A new connection (Core restarted while this node waited) knows no offer yet: offer again.
+        if (status?.error?.code === "not_offered" && reoffers++ < 3) {
+          status = await offer();
+          continue;
+        }
+        if (!status || status.complete || status.error) break;
         const started = performance.now();
         const n = readSync(fd, chunk, 0, chunk.length, status.offset);
         if (n <= 0) {
