@@ -32,6 +32,8 @@ export class Artifacts implements FileSink {
     this.maxBytes = opts.maxBytes;
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
     if (opts.retentionDays > 0) {
+      // Once at start (a Core that was down for days catches up) and then every hour.
+      this.expire(Date.now() - opts.retentionDays * DAY_MS);
       this.timer = setInterval(() => this.expire(Date.now() - opts.retentionDays * DAY_MS), RETENTION_EVERY_MS);
       this.timer.unref?.();
     }
