@@ -17,6 +17,7 @@ const SIGHTING = /^([0-9a-f]{64})\.([A-Za-z0-9_-]{1,64})\.json$/;
 export const CHUNK_BYTES = 256 * 1024;
 /** A status that does not come (Core gone quiet) is given up on, and the file offered again. */
 const STATUS_TIMEOUT_MS = 30_000;
+const MAX_META_KEYS = 31;
 
 export interface ShipperOptions {
   /** Outbox folders to look in (one per installed pot), with the pot they belong to. */
@@ -51,9 +52,11 @@ export class FileShipper {
   kick(): void {
     if (this.stopped) return;
     this.waiter?.resolve(null);
-    this.running ??= this.run().finally(() => {
-      this.running = null;
-    });
+    this.running ??= this.run()
+      .catch((err) => this.opts.logger.warn({ err: (err as Error).message }, "sending files to Core failed; trying again later"))
+      .finally(() => {
+        this.running = null;
+      });
   }
 
   onStatus(status: FileStatus): void {
@@ -101,7 +104,14 @@ export class FileShipper {
       return true;
     }
     const kind = typeof sighting.kind === "string" ? sighting.kind : "artifact";
-    const meta = sighting.meta && typeof sighting.meta === "object" ? (sighting.meta as Record<string, string | number | boolean | null>) : {};
+    // Values are the attacker's (URLs, file names): cut to what FileOffer takes, so Core never refuses the offer itself.
+    const meta: Record<string, string | number | boolean | null> = {};
+    if (sighting.meta && typeof sighting.meta === "object") {
+      for (const [k, v] of Object.entries(sighting.meta).slice(0, MAX_META_KEYS)) {
+        if (typeof v === "string") meta[k.slice(0, 64)] = v.slice(0, 4096);
+        else if (typeof v === "number" || typeof v === "boolean" || v === null) meta[k.slice(0, 64)] = v;
+      }
+    }
     const offer = () => this.ask(sha256, () => this.opts.send("FileOffer", { sha256, size, kind, sighting_id: `${potId}.${id}`, meta: { ...meta, pot_id: potId } }));
     let status = await offer();
     let reoffers = 0;

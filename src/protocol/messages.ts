@@ -70,7 +70,7 @@ export const FileOffer = Type.Object({
   kind: Type.String({ minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_]*$", description: "What the file is, which decides where Core keeps it: artifact (a download or an upload)." }),
   /** One sighting of the file: unique per sighting, so an offer repeated after a reconnect counts once. */
   sighting_id: Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._-]+$" }),
-  meta: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean(), Type.Null()]))),
+  meta: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean(), Type.Null()]), { maxProperties: 32 })),
 });
 export type FileOffer = Static<typeof FileOffer>;
 

@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getJson, registerNode, startTestCore, tempDir } from "../helpers";
 
@@ -69,7 +69,7 @@ test("offers, chunks at Core's offset, deduplication by hash, refusals with a co
   expect((await getJson(`${core.api}/api/v1/artifacts/${"1".repeat(64)}/download`)).status).toBe(404);
 });
 
-test("retention deletes artifacts not seen within retention_days, rows and bytes", async () => {
+test("retention deletes artifacts not seen within retention_days, rows and bytes, and abandoned partial transfers", async () => {
   using dir = tempDir();
   const db = join(dir.path, "core.db");
   const hash = sha(BYTES);
@@ -87,7 +87,16 @@ test("retention deletes artifacts not seen within retention_days, rows and bytes
     await using core = await startTestCore({ db, retention_days: 7 });
     expect((await getJson(`${core.api}/api/v1/artifacts/${hash}`)).status).toBe(200);
   }
+  // A transfer abandoned three days ago, and one under way.
+  const partial = join(dir.path, "artifacts", "partial");
+  const abandoned = join(partial, `${"a".repeat(64)}-1`);
+  const recent = join(partial, `${"b".repeat(64)}-1`);
+  writeFileSync(abandoned, "half");
+  writeFileSync(recent, "half");
+  const threeDaysAgo = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+  utimesSync(abandoned, threeDaysAgo, threeDaysAgo);
   await using core = await startTestCore({ db, retention_days: 2 });
+  expect(readdirSync(partial)).toEqual([`${"b".repeat(64)}-1`]);
   expect((await getJson(`${core.api}/api/v1/artifacts/${hash}`)).status).toBe(404);
   expect((await getJson(`${core.api}/api/v1/artifacts`)).body).toEqual({ artifacts: [], next_cursor: null });
   expect(existsSync(join(dir.path, "artifacts", hash))).toBe(false);

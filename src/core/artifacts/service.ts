@@ -3,7 +3,7 @@
  * artifacts folder (mode 0600, never executed), described from their magic bytes, and handed out
  * only inside a zip encrypted with the password `infected` (docs/artifacts.md).
  */
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileTypeFromBuffer } from "file-type";
 import type { ArtifactRow, ArtifactStore, Sighting } from "../../db/artifact-store";
@@ -78,6 +78,11 @@ export class Artifacts implements FileSink {
     try {
       const gone = this.opts.store.expire(cutoffMs);
       for (const sha of gone) rmSync(this.path(sha), { force: true });
+      // Transfers abandoned for as long (a node that never came back) give their space back too.
+      const partial = join(this.opts.dir, "partial");
+      for (const name of existsSync(partial) ? readdirSync(partial) : []) {
+        if (statSync(join(partial, name)).mtimeMs < cutoffMs) rmSync(join(partial, name), { force: true });
+      }
       if (gone.length > 0) this.opts.logger.info({ deleted: gone.length, retention_days: this.opts.retentionDays }, "deleted artifacts not seen within the retention period");
       return gone.length;
     } catch (err) {
