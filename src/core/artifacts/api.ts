@@ -70,9 +70,8 @@ const ListQuery = queryParams(
 
 const DownloadQuery = queryParams(
   Type.Object({
-    encryption: Type.Optional(
-      Type.Union([Type.Literal("zipcrypto"), Type.Literal("aes")], { description: "zipcrypto (default: every unzip tool reads it) or aes (AES-256; 7-Zip, not Debian's unzip)." }),
-    ),
+    // Checked in the handler, which names the two values (a union's own message does not).
+    encryption: Type.Optional(Type.String({ enum: ["zipcrypto", "aes"], description: "zipcrypto (default: every unzip tool reads it) or aes (AES-256; 7-Zip, not Debian's unzip).", example: "aes" })),
   }),
 );
 
@@ -101,7 +100,7 @@ export const artifactsApi = (artifacts: Artifacts) =>
       {
         response: {
           200: t.Object({ artifacts: t.Array(Artifact), next_cursor: t.Union([t.String(), t.Null()]) }),
-          ...errorResponses({ 400: ["bad_request", 'query parameter limit: Expected integer to be less or equal to 500, got "1000"'] }),
+          ...errorResponses({ 400: ["bad_request", 'unknown query parameter "sesion"; it takes session, node_id, limit, cursor'] }),
         },
         detail: {
           summary: "List artifacts (files attackers downloaded or uploaded), last seen first",
@@ -120,7 +119,10 @@ export const artifactsApi = (artifacts: Artifacts) =>
       },
       {
         params: t.Object({ sha256: t.String({ description: "SHA-256 of the artifact, lowercase hex." }) }),
-        response: { 200: Artifact, ...errorResponses({ 400: ["bad_request", 'sha256 must be 64 lowercase hex digits, got "x"'], 404: ["not_found", "no artifact with sha256 5d41..."] }) },
+        response: {
+          200: Artifact,
+          ...errorResponses({ 400: ["bad_request", 'sha256 must be 64 lowercase hex digits, got "x"'], 404: ["not_found", "no artifact with sha256 5d41402abc4b2a76b9719d911017c592ae0e7c3b6a8f1d2e0c9b8a7f6e5d4c3b"] }),
+        },
         detail: { summary: "Get one artifact and its sightings" },
       },
     )
@@ -128,6 +130,9 @@ export const artifactsApi = (artifacts: Artifacts) =>
       "/api/v1/artifacts/:sha256/download",
       async ({ params, request }) => {
         const q = DownloadQuery.parse(request.url);
+        if (q.encryption !== undefined && q.encryption !== "zipcrypto" && q.encryption !== "aes") {
+          throw badRequest(`query parameter encryption must be zipcrypto or aes, got ${JSON.stringify(q.encryption.slice(0, 40))}`);
+        }
         const sha = parseSha(params.sha256);
         const row = artifacts.store.get(sha);
         if (!row) throw notFound(`no artifact with sha256 ${sha}`);
@@ -138,7 +143,7 @@ export const artifactsApi = (artifacts: Artifacts) =>
         } catch {
           throw new ApiError(409, "not_stored", `the bytes of artifact ${sha} are missing from Core's artifacts folder`);
         }
-        const zip = await encryptedZip(`${sha}.bin`, bytes, q.encryption ?? "zipcrypto");
+        const zip = await encryptedZip(`${sha}.bin`, bytes, (q.encryption as "zipcrypto" | "aes" | undefined) ?? "zipcrypto");
         return new Response(zip, {
           headers: {
             "content-type": "application/zip",
@@ -153,7 +158,11 @@ export const artifactsApi = (artifacts: Artifacts) =>
         params: t.Object({ sha256: t.String({ description: "SHA-256 of the artifact, lowercase hex." }) }),
         response: {
           200: t.Any({ description: "application/zip: one entry `<sha256>.bin`, encrypted with the password `infected`." }),
-          ...errorResponses({ 400: ["bad_request", 'sha256 must be 64 lowercase hex digits, got "x"'], 404: ["not_found", "no artifact with sha256 5d41..."], 409: ["not_stored", "artifact 5d41... is still on its way from the node"] }),
+          ...errorResponses({
+            400: ["bad_request", 'query parameter encryption must be zipcrypto or aes, got "des"'],
+            404: ["not_found", "no artifact with sha256 5d41402abc4b2a76b9719d911017c592ae0e7c3b6a8f1d2e0c9b8a7f6e5d4c3b"],
+            409: ["not_stored", "artifact 5d41402abc4b2a76b9719d911017c592ae0e7c3b6a8f1d2e0c9b8a7f6e5d4c3b is still on its way from the node (or was refused); try again later"],
+          }),
         },
         detail: {
           summary: "Download an artifact as a zip encrypted with the password `infected` (operator role)",
