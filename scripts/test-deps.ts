@@ -57,7 +57,7 @@ function apt(prefix: string[], args: string[]): { ok: boolean; output: string } 
 }
 
 function fail(lack: TestTool[], why: string): never {
-  const pkgs = lack.map((t) => t.pkg);
+  const pkgs = [...new Set(lack.map((t) => t.pkg))];
   console.error(`test-deps: the tests need ${lack.map((t) => `${t.command[0]} (${t.pkg}: ${t.usedBy})`).join(", ")}.`);
   console.error(`test-deps: ${why}. Install them, then run the tests again:\n\n    ${installCommand(pkgs)}\n`);
   process.exit(1);
@@ -69,7 +69,7 @@ function main(): void {
   if (process.argv.includes("--check")) fail(lack, "not installed");
   const prefix = aptPrefix();
   if (!prefix) fail(lack, Bun.which("apt-get") ? "apt-get needs root (or sudo without a password) to install them" : "this is not a Debian-like system with apt-get");
-  const pkgs = lack.map((t) => t.pkg);
+  const pkgs = [...new Set(lack.map((t) => t.pkg))];
   console.error(`test-deps: installing ${pkgs.join(", ")} with apt-get (needed by ${lack.map((t) => t.usedBy).join("; ")})`);
   const update = apt(prefix, ["update", "-qq"]);
   if (!update.ok) fail(lack, `apt-get update failed:\n${update.output}\n`);
