@@ -16,6 +16,7 @@ export const TEST_TOOLS = [
   { command: ["scp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's scp)" },
   { command: ["sftp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's sftp)" },
   { command: ["unzip"], pkg: "unzip", usedBy: "the artifact tests (the download is a zip encrypted with `infected`)" },
+  { command: ["7z"], pkg: "p7zip-full", usedBy: "the artifact tests (the AES-encrypted download)" },
   { command: ["curl"], pkg: "curl", usedBy: "the honnypotter and end-to-end tests" },
   { command: ["git"], pkg: "git", usedBy: "the git catalogue tests" },
   { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },

@@ -166,6 +166,17 @@ describe("artifacts", () => {
     expect(unzipped.exitCode).toBe(0);
     expect(sha(unzipped.stdout)).toBe(hash);
     expect(Buffer.compare(Buffer.from(unzipped.stdout), ELF)).toBe(0);
+
+    // AES-256 on request: 7-Zip opens it with the same password.
+    const aes = await fetch(`${core.api}/api/v1/artifacts/${hash}/download?encryption=aes`, auth(OPERATOR));
+    expect(aes.status).toBe(200);
+    const aesPath = join(dir.path, "x86-aes.zip");
+    writeFileSync(aesPath, Buffer.from(await aes.arrayBuffer()));
+    const listing = Bun.spawnSync([requireTool("7z"), "l", "-slt", aesPath]).stdout.toString();
+    expect(listing).toContain("Method = AES-256");
+    const extracted = Bun.spawnSync([requireTool("7z"), "e", "-so", "-pinfected", aesPath]);
+    expect(extracted.exitCode).toBe(0);
+    expect(sha(extracted.stdout)).toBe(hash);
   });
 
   test("a download larger than download_max_bytes stops at the limit and its event says so", async () => {
