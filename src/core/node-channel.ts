@@ -166,7 +166,10 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         const nodeId = c.nodeId;
         const answer = msg.kind === "FileOffer" ? files.offer(nodeId, msg.payload) : files.chunk(nodeId, msg.payload);
         answer.then(
-          (status) => c.link.send("FileStatus", status),
+          (status) => {
+            if (status.error) warn.warn(`${c.remote}:file:${status.error.code}`, { remote: c.remote, node_id: nodeId.toString(), sha256: status.sha256, code: status.error.code }, `file refused: ${status.error.message}`);
+            c.link.send("FileStatus", status);
+          },
           (err) => {
             logger.error({ err, node_id: nodeId.toString() }, "file transfer failed");
             c.link.send("FileStatus", { sha256: msg.payload.sha256, offset: 0, complete: false, error: { code: "internal", message: "Core could not store the file; see its log" } });

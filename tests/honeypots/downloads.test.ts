@@ -143,3 +143,21 @@ test("busybox ftpget fetches over anonymous FTP", async () => {
   const url = `ftp://127.0.0.1:${ftpPort}/pub/x.sh`;
   expect(await relay.event("cowrie.session.file_download", { url })).toMatchObject({ shasum: sha(SCRIPT), destfile: "/tmp/f.sh" });
 });
+
+test("a full outbox (outbox_max_bytes) makes downloads fail as on a full disk", async () => {
+  const small = await startPot("cowrie", { ssh_port: "0", telnet_port: "0", hostname: "db-prod-2", download_private: "true", outbox_max_bytes: "100" }, relay);
+  try {
+    const url = `http://127.0.0.1:${web.port}/x.sh`;
+    const argv = [requireTool("ssh"), ...SSH_OPTS, "-p", String(small.ports.ssh), "root@127.0.0.1"];
+    // The first file fits; with it and its sighting the outbox is past 100 bytes.
+    expect((await run([...argv, `wget -O /tmp/a.sh ${url}`], undefined, sshPasswordEnv("123456"))).code).toBe(0);
+    const r = await run([...argv, `cd /tmp; wget -O b.sh ${url}; echo $?; curl -s -o c.sh ${url}; echo $?`], undefined, sshPasswordEnv("123456"));
+    expect(r.stdout).toBe("3\n23\n");
+    expect(r.stderr).toContain("Cannot write to ‘b.sh’ (No space left on device).");
+    const failed = await relay.event("cowrie.session.file_download.failed", { url, dst_port: small.ports.ssh });
+    expect(failed.reason).toBe("the outbox holds 100 bytes or more");
+  } finally {
+    await small.stop();
+    removeDir(small.dir);
+  }
+});

@@ -1,5 +1,5 @@
 /** Starts the cowrie kind: SSH and Telnet listeners sharing one userdb and one event sink. */
-import { ConfigError, parsePort, parsePositiveInt } from "../shared/config.ts";
+import { ConfigError, parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
 import { Outbox } from "../shared/outbox.ts";
 import { Fetcher } from "./downloads/fetcher.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
@@ -30,7 +30,7 @@ export async function startCowrie({ config, sink, logger }: PotContext): Promise
   const keys = ensureHostKeys(process.cwd());
   if (keys.created.length > 0) logger.info({ files: keys.created }, "generated missing host keys");
   const downloadMaxBytes = parsePositiveInt("download_max_bytes", config.download_max_bytes);
-  const outbox = new Outbox(process.cwd());
+  const outbox = new Outbox(process.cwd(), parseByteCount("outbox_max_bytes", config.outbox_max_bytes));
   const fetcher = new Fetcher({
     enabled: flag("download", config.download),
     maxBytes: downloadMaxBytes,

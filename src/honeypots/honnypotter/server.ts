@@ -5,7 +5,7 @@
  */
 import type { Server } from "bun";
 import { plainIp } from "../shared/address.ts";
-import { parsePort, parsePositiveInt } from "../shared/config.ts";
+import { parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { formFields, MAX_BODY, readBody } from "./body.ts";
 import { attemptLogin } from "./login.ts";
@@ -44,7 +44,7 @@ export async function startHonnypotter({ config, sink, logger }: PotContext): Pr
   const users = new Set(config.wp_users.split(",").map((u) => u.trim()).filter(Boolean));
   const maxConnections = parsePositiveInt("max_connections", config.max_connections);
   const uploadMax = parsePositiveInt("upload_max_bytes", config.upload_max_bytes);
-  const outbox = new Outbox(process.cwd());
+  const outbox = new Outbox(process.cwd(), parseByteCount("outbox_max_bytes", config.outbox_max_bytes));
 
   const handle = async (original: Request, server: Server<undefined>): Promise<Response> => {
     let req = original;

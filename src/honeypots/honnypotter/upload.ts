@@ -5,7 +5,7 @@
  * (docs/artifacts.md). The page then answers as it would have anyway.
  */
 import type { EventSink } from "../shared/sink.ts";
-import type { Outbox } from "../shared/outbox.ts";
+import { OutboxFull, type Outbox } from "../shared/outbox.ts";
 
 /** Files taken from one request; a form with thousands of empty parts is not worth more. */
 const MAX_FILES = 16;
@@ -28,7 +28,14 @@ export async function captureUploads(contentType: string, body: Uint8Array, outb
     if (bytes.length === 0) continue;
     taken++;
     const filename = value.name.slice(0, 255);
-    const saved = outbox.put(bytes, { source: "honnypotter.upload", session: null, url: request.request_uri, filename });
+    let saved: { sha256: string; size: number; outfile: string | null };
+    try {
+      saved = outbox.put(bytes, { source: "honnypotter.upload", session: null, url: request.request_uri, filename });
+    } catch (err) {
+      if (!(err instanceof OutboxFull)) throw err;
+      // Not kept, but still recorded with its hash.
+      saved = { sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex"), size: bytes.length, outfile: null };
+    }
     sink.emit({
       eventid: "honnypotter.upload",
       ...request,

@@ -53,6 +53,13 @@ export function parsePositiveInt(key: string, value: string): number {
   return n;
 }
 
+/** A size in bytes (up to 15 digits: more than any disk). */
+export function parseByteCount(key: string, value: string): number {
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  if (!(n > 0)) throw new ConfigError(`config key ${key} must be a positive number of bytes, got "${value}"`);
+  return n;
+}
+
 function validate(manifest: Pick<Manifest, "config">, config: PotConfig): void {
   for (const [key, spec] of Object.entries(manifest.config)) {
     if (spec.port) parsePort(key, config[key]);

@@ -5,11 +5,14 @@
  * `<sha256>.<id>.json` = `{"kind", "meta"}`, both written under a temporary name and renamed.
  * Files are mode 0600 in a 0700 folder: never executable, never run.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 
 export const OUTBOX = "outbox";
+
+/** The outbox holds `maxBytes` already (Core unreachable for long, or a flood of downloads). */
+export class OutboxFull extends Error {}
 
 /** What is known about one sighting of a file; strings, numbers and booleans only (FileOffer.meta). */
 export type SightingMeta = Record<string, string | number | boolean | null>;
@@ -56,17 +59,39 @@ export class OutboxFile {
 export class Outbox {
   readonly dir: string;
 
-  constructor(base: string) {
+  /** `maxBytes` bounds what waits for the node: past it, new files are refused (OutboxFull). */
+  constructor(
+    base: string,
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {
     this.dir = join(base, OUTBOX);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
+  /** Bytes waiting in the outbox (files being written included). */
+  usage(): number {
+    let total = 0;
+    for (const name of readdirSync(this.dir)) {
+      try {
+        total += statSync(join(this.dir, name)).size;
+      } catch {}
+    }
+    return total;
+  }
+
+  /** Throws OutboxFull when the outbox is at its bound. */
+  private room(): void {
+    if (Number.isFinite(this.maxBytes) && this.usage() >= this.maxBytes) throw new OutboxFull(`the outbox holds ${this.maxBytes} bytes or more`);
+  }
+
   begin(): OutboxFile {
+    this.room();
     return new OutboxFile(this.dir, join(this.dir, `.tmp-${randomBytes(8).toString("hex")}`));
   }
 
   /** A temporary file in the outbox, for bytes that arrive out of order (SFTP writes at offsets). */
   tempPath(): string {
+    this.room();
     return join(this.dir, `.tmp-${randomBytes(8).toString("hex")}`);
   }
 

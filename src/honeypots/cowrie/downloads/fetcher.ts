@@ -8,7 +8,7 @@
 import { BlockList, isIP } from "node:net";
 import { lookup } from "node:dns/promises";
 import type { FetchRequest, FetchResult } from "../shell/shell.ts";
-import type { Outbox, OutboxFile, SightingMeta } from "../../shared/outbox.ts";
+import { OutboxFull, type Outbox, type OutboxFile, type SightingMeta } from "../../shared/outbox.ts";
 import { tftpGet } from "./tftp.ts";
 import { ftpGet } from "./ftp.ts";
 
@@ -99,7 +99,13 @@ export class Fetcher {
     }
     const started = performance.now();
     const signal = AbortSignal.timeout(this.opts.timeoutMs);
-    const capture = new Capture(this.opts.outbox, this.opts.maxBytes);
+    let capture: Capture;
+    try {
+      capture = new Capture(this.opts.outbox, this.opts.maxBytes);
+    } catch (err) {
+      if (err instanceof OutboxFull) return { ok: false, error: "full", message: err.message };
+      throw err;
+    }
     let result: FetchResult;
     try {
       result = await this.get(req, url, capture, signal);

@@ -41,7 +41,7 @@ export type FetchResult =
       address: string;
       ms: number;
     }
-  | { ok: false; error: "resolve" | "refused" | "timeout" | "http" | "blocked" | "disabled"; status?: number; statusText?: string; address?: string; message: string };
+  | { ok: false; error: "resolve" | "refused" | "timeout" | "http" | "blocked" | "disabled" | "full"; status?: number; statusText?: string; address?: string; message: string };
 
 export interface ShellResult {
   /** stdout and stderr interleaved as a terminal shows them. */

@@ -4,7 +4,7 @@
  * zero byte. Files are captured as artifacts (./capture.ts) and appear in the fake filesystem.
  */
 import type { ServerChannel } from "ssh2";
-import type { Outbox } from "../../shared/outbox.ts";
+import { OutboxFull, type Outbox } from "../../shared/outbox.ts";
 import type { CowrieSession } from "../session.ts";
 import { FakeFs } from "../shell/fakefs.ts";
 import { account } from "../shell/host.ts";
@@ -90,7 +90,14 @@ export function serveScpSink(stream: ServerChannel, target: string, opts: ScpOpt
         if (!m) return fail("protocol error: bad file record");
         const path = into(m[2]!);
         fs.write(path, "", false);
-        current = { upload: new Upload(opts.outbox, opts.session, path, opts.maxBytes, "scp"), remaining: Number(m[1]), offset: 0 };
+        let upload: Upload;
+        try {
+          upload = new Upload(opts.outbox, opts.session, path, opts.maxBytes, "scp");
+        } catch (err) {
+          if (err instanceof OutboxFull) return fail(`${path}: No space left on device`);
+          throw err;
+        }
+        current = { upload, remaining: Number(m[1]), offset: 0 };
         ok();
       } else if (kind === "D") {
         const m = /^D[0-7]{4} \d+ ([^/]+)$/.exec(line);

@@ -4,7 +4,7 @@
  * the fake filesystem; reads serve the fake files. Nothing is written anywhere else.
  */
 import { utils, type SFTPWrapper } from "ssh2";
-import type { Outbox } from "../../shared/outbox.ts";
+import { OutboxFull, type Outbox } from "../../shared/outbox.ts";
 import type { CowrieSession } from "../session.ts";
 import { FakeFs } from "../shell/fakefs.ts";
 import { account } from "../shell/host.ts";
@@ -67,7 +67,14 @@ export function serveSftp(sftp: SFTPWrapper, opts: SftpOptions): void {
       if (fs.kind(p) === "dir") return sftp.status(reqid, STATUS_CODE.FAILURE, "Is a directory");
       const error = fs.write(p, "", (flags & OPEN_MODE.APPEND) !== 0);
       if (error) return sftp.status(reqid, error === "No such file or directory" ? STATUS_CODE.NO_SUCH_FILE : STATUS_CODE.FAILURE, error);
-      return newHandle({ kind: "write", upload: new Upload(opts.outbox, opts.session, p, opts.maxBytes, "sftp") }, reqid);
+      let upload: Upload;
+      try {
+        upload = new Upload(opts.outbox, opts.session, p, opts.maxBytes, "sftp");
+      } catch (err) {
+        if (err instanceof OutboxFull) return sftp.status(reqid, STATUS_CODE.FAILURE, "No space left on device");
+        throw err;
+      }
+      return newHandle({ kind: "write", upload }, reqid);
     }
     const content = fs.read(p);
     if (content === null) return sftp.status(reqid, STATUS_CODE.NO_SUCH_FILE, "No such file");

@@ -127,8 +127,11 @@ const wget: Command = (shell, args) => {
     const now = dateText(shell.now(), "%F %T");
     stderr += `--${now}--  ${t.url}\n`;
     if (!result.ok) {
-      status = result.error === "http" ? 8 : 4;
-      if (result.error === "resolve" || (result.error === "disabled" && !t.isIp)) {
+      status = result.error === "http" ? 8 : result.error === "full" ? 3 : 4;
+      if (result.error === "full") {
+        stderr += `${connecting(t, t.host)}connected.\nHTTP request sent, awaiting response... 200 OK\nSaving to: ‘${name}’\n\nCannot write to ‘${name}’ (No space left on device).\n`;
+      }
+      else if (result.error === "resolve" || (result.error === "disabled" && !t.isIp)) {
         stderr += `Resolving ${t.host} (${t.host})... failed: Temporary failure in name resolution.\nwget: unable to resolve host address ‘${t.host}’\n`;
       } else if (result.error === "http") {
         stderr += `${connecting(t, result.address)}connected.\nHTTP request sent, awaiting response... ${result.status} ${result.statusText}\n${now} ERROR ${result.status}: ${result.statusText}.\n\n`;
@@ -190,6 +193,11 @@ const curl: Command = (shell, args) => {
           status = 22;
           stderr += `curl: (22) The requested URL returned error: ${result.status}\n`;
         }
+        continue;
+      }
+      if (result.error === "full") {
+        status = 23;
+        stderr += "curl: (23) Failure writing output to destination\n";
         continue;
       }
       const resolveFailed = result.error === "resolve" || (result.error === "disabled" && !t.isIp);
