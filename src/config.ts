@@ -41,6 +41,11 @@ export const CoreConfig = Type.Object({
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
   max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
+  artifacts_dir: Type.String({
+    default: "",
+    description: "Folder of the artifacts (files attackers downloaded or uploaded, by SHA-256) and of partial transfers; empty: `artifacts` next to the database file (docs/artifacts.md).",
+  }),
+  artifact_max_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: "Largest artifact Core takes from a node; larger offers are refused (`too_large`) and the node drops them." }),
   ingest_worker: Type.Boolean({
     default: true,
     description: "Write events from a worker thread with its own database connection, so parsing and writing use two cores (ignored for :memory: databases).",

@@ -42,6 +42,11 @@ import { isFeedKind } from "./proxy/topics";
 import { Registry } from "./registry";
 import { Rules } from "./rules";
 import { tlsOptions } from "./tls";
+import { ArtifactStore } from "../db/artifact-store";
+import { artifactsApi } from "./artifacts/api";
+import { Artifacts } from "./artifacts/service";
+import { FileReceiver } from "./transfer/receiver";
+import { dirname, join } from "node:path";
 
 export interface CoreHandle {
   readonly config: CoreConfig;
@@ -83,7 +88,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     (kind) => hub.wants(kind),
   );
 
-  const stoppers: (() => unknown)[] = [];
+  // Artifacts live beside the database unless configured elsewhere (docs/artifacts.md).
+  const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" ? "./data" : dirname(config.db), "artifacts");
+  const artifacts = new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: new ArtifactStore(db), logger: log.child({ component: "artifacts" }) });
+  const files = new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" }));
+  const stoppers: (() => unknown)[] = [() => artifacts.stop()];
   const cleanup = async () => {
     // Bounded: a database that cannot be written must not keep Core (and its listeners) up.
     const deadline = setTimeout(() => ingest.abandon(), config.shutdown_timeout_ms);
@@ -120,6 +129,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         ingest,
         onCommandResult: (r) => router.onResult(r),
         recordings: new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)),
+        files,
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
         idle: { firstMessageMs: config.first_message_timeout_ms, idleMs: config.idle_timeout_ms },
@@ -153,7 +163,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       health: () => ingest.problem(),
       dbPath: config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
+      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

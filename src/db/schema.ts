@@ -275,3 +275,35 @@ export const sessionRecordings = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.nodeId, t.potId, t.session] })],
 );
+
+/** Files attackers left (downloads, uploads), by content: docs/artifacts.md. Times are epoch ms. */
+export const artifacts = sqliteTable("artifacts", {
+  sha256: text("sha256").primaryKey(),
+  size: integer("size").notNull(),
+  /** Media type and extension from the file's magic bytes, null when unknown. */
+  mime: text("mime"),
+  ext: text("ext"),
+  /** 1 once the whole file is in Core's artifacts folder. */
+  stored: integer("stored").notNull(),
+  firstSeen: integer("first_seen").notNull(),
+  lastSeen: integer("last_seen").notNull(),
+});
+
+/** Each time a file was seen: which node, pot and session, from which URL or under which name. */
+export const artifactSightings = sqliteTable(
+  "artifact_sightings",
+  {
+    /** `<node_id>:<sighting_id>`: a repeated offer (after a reconnect) is the same sighting. */
+    id: text("id").primaryKey(),
+    sha256: text("sha256").notNull(),
+    nodeId: text("node_id").notNull(),
+    potId: text("pot_id"),
+    source: text("source"),
+    session: text("session"),
+    url: text("url"),
+    filename: text("filename"),
+    truncated: integer("truncated").notNull(),
+    seenAt: integer("seen_at").notNull(),
+  },
+  (t) => [index("artifact_sightings_sha256").on(t.sha256), index("artifact_sightings_session").on(t.session)],
+);

@@ -15,6 +15,8 @@ import { NodeCredentials } from "./credentials";
 import { clientTls } from "./tls";
 import { looksLikeGit } from "./catalogue-fetch";
 import { startControlLink } from "./control-link";
+import { FileShipper } from "./file-shipper";
+import { OUTBOX } from "../honeypots/shared/outbox";
 import { startForwarder, type ForwarderHandle } from "./forwarder";
 import { loadOrCreateNodeId, lockDataDir } from "./identity";
 import { reapOrphan } from "./orphans";
@@ -130,6 +132,14 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       home: PACKAGE_ROOT,
       baseEnv: pickBaseEnv(process.env),
     };
+    const shipper = new FileShipper({
+      outboxes: () => store.list().map((r) => ({ potId: r.pot_id, dir: join(potDir(ctx, r.pot_id), OUTBOX) })),
+      send: (kind, payload) => link?.send(kind, payload) ?? false,
+      scanMs: config.file_scan_ms,
+      rateBytes: config.file_rate_bytes,
+      logger: log.child({ component: "files" }),
+    });
+    cleanups.push(() => shipper.stop());
     const supervisor = new Supervisor({
       store,
       ctx,
@@ -214,8 +224,10 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
         }
         reportDrops();
         recordings.registered();
+        shipper.kick();
       },
       onRecordingAck: (ack) => recordings.onAck(ack),
+      onFileStatus: (status) => shipper.onStatus(status),
       onCommand: (cmd) => void commands.handle(cmd),
       onBadCommand: (bad) => commands.handleBad(bad),
     });
@@ -248,6 +260,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
           await restored.catch(() => {});
           shutdown.abort();
           await commands.settle();
+          await shipper.stop();
           await supervisor.stopAll();
           await control.stop();
           relay.stop();

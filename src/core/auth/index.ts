@@ -155,8 +155,10 @@ export function isConsoleRequest(req: Request, path: string): boolean {
   return (req.method === "GET" || req.method === "HEAD") && req.headers.get("upgrade") === null && isConsolePath(path);
 }
 
-/** The role a REST request needs: none for health and the docs, operator for commands. */
+/** The role a REST request needs: none for health and the docs, operator for commands and artifact downloads. */
 export function requiredRole(method: string, path: string): Role | null {
   if (path === "/health" || path === "/swagger" || path.startsWith("/swagger/")) return null;
+  // An artifact's bytes are live malware (docs/artifacts.md): reading them is an operator's act.
+  if (path.startsWith("/api/v1/artifacts/") && path.endsWith("/download")) return "operator";
   return method === "GET" || method === "HEAD" ? "read" : "operator";
 }

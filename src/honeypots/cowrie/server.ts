@@ -1,6 +1,8 @@
 /** Starts the cowrie kind: SSH and Telnet listeners sharing one userdb and one event sink. */
 import type manifest from "../../../catalogue/cowrie/manifest.json";
-import { ConfigError, parsePort, parsePositiveInt } from "../shared/config.ts";
+import { ConfigError, parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
+import { Outbox } from "../shared/outbox.ts";
+import { Fetcher } from "./downloads/fetcher.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { ensureHostKeys } from "./hostkey.ts";
 import { listen } from "./listener.ts";
@@ -33,7 +35,16 @@ export async function startCowrie({ config, sink, logger }: PotContext<keyof typ
 
   const keys = ensureHostKeys(process.cwd());
   if (keys.created.length > 0) logger.info({ files: keys.created }, "generated missing host keys");
-  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, ttylog, sink, logger };
+  const downloadMaxBytes = parsePositiveInt("download_max_bytes", config.download_max_bytes);
+  const outbox = new Outbox(process.cwd(), parseByteCount("outbox_max_bytes", config.outbox_max_bytes));
+  const fetcher = new Fetcher({
+    enabled: flag("download", config.download),
+    maxBytes: downloadMaxBytes,
+    timeoutMs: parsePositiveInt("download_timeout", config.download_timeout) * 1000,
+    allowPrivate: flag("download_private", config.download_private),
+    outbox,
+  });
+  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, ttylog, sink, logger, fetcher, downloadMaxBytes, outbox };
   const ssh = createSshServer({ ...session, hostKeys: keys.privateKeys, version: config.ssh_version });
 
   const sshListener = await listen({ ...common, name: "ssh", port: parsePort("ssh_port", config.ssh_port) }, (socket) => ssh.accept(socket));
@@ -50,4 +61,10 @@ export async function startCowrie({ config, sink, logger }: PotContext<keyof typ
       await Promise.all([sshListener.close(), telnetListener.close()]);
     },
   };
+}
+
+function flag(key: string, value: string): boolean {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new ConfigError(`config key ${key} must be true or false, got "${value}"`);
 }

@@ -10,6 +10,8 @@ import { CowrieSession, type SessionOptions } from "./session.ts";
 import { Shell } from "./shell/shell.ts";
 import { runShell, Terminal } from "./terminal.ts";
 import { TtyRecorder } from "./ttylog.ts";
+import { serveScpSink, scpSinkTarget } from "./upload/scp.ts";
+import { serveSftp } from "./upload/sftp.ts";
 import { allows } from "./userdb.ts";
 
 export interface SshOptions extends SessionOptions {
@@ -153,7 +155,7 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
   let term: string | null = null;
   let envEvents = 0;
   const newShell = (interactive: boolean) =>
-    new Shell({ hostname: opts.hostname, username, interactive, tty: pty, remoteIp: session.endpoint.src_ip });
+    new Shell({ hostname: opts.hostname, username, interactive, tty: pty, remoteIp: session.endpoint.src_ip, downloads: opts.fetcher !== undefined });
 
   channel.on("pty", (accept, _reject, info) => {
     pty = true;
@@ -174,21 +176,34 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
   });
   channel.on("exec", (accept, _reject, info) => {
     const stream = accept();
+    // OpenSSH's scp without SFTP (`scp -O`, older clients) runs `scp -t TARGET` to receive files.
+    const scpTarget = opts.outbox ? scpSinkTarget(info.command) : null;
+    if (scpTarget !== null && opts.outbox) {
+      session.emit("cowrie.command.input", { input: info.command }, `CMD: ${info.command}`);
+      serveScpSink(stream, scpTarget, { hostname: opts.hostname, username, outbox: opts.outbox, maxBytes: opts.downloadMaxBytes ?? 0, session });
+      return;
+    }
     if (BARE_SHELL.test(info.command)) {
       session.emit("cowrie.command.input", { input: info.command }, `CMD: ${info.command}`);
       startTerminal(stream, newShell(false), session, opts, false);
       return;
     }
     const shell = newShell(false);
-    const result = session.command(shell, info.command);
-    // With a pty both streams are the terminal; without one, stderr is the channel's own stream.
-    if (pty) stream.write(result.output.replace(/\r?\n/g, "\r\n"));
-    else {
-      stream.write(result.stdout);
-      stream.stderr.write(result.stderr);
-    }
-    stream.exit(result.status);
-    stream.end();
+    void Promise.resolve(session.command(shell, info.command)).then((result) => {
+      // With a pty both streams are the terminal; without one, stderr is the channel's own stream.
+      if (pty) stream.write(result.output.replace(/\r?\n/g, "\r\n"));
+      else {
+        stream.write(result.stdout);
+        stream.stderr.write(result.stderr);
+      }
+      stream.exit(result.status);
+      stream.end();
+    });
+  });
+  // SFTP (and OpenSSH 9's scp, which speaks it) reaches a view of the fake filesystem whose uploads are captured.
+  channel.on("sftp", (accept, reject) => {
+    if (!opts.outbox) return reject?.();
+    serveSftp(accept(), { hostname: opts.hostname, username, outbox: opts.outbox, maxBytes: opts.downloadMaxBytes ?? 0, session });
   });
   channel.on("subsystem", (_accept, reject) => reject?.());
   channel.on("x11", (_accept, reject) => reject?.());

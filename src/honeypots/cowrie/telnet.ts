@@ -98,7 +98,7 @@ export function telnetConnection(socket: Socket, opts: SessionOptions): void {
     }
     clearTimeout(timer);
     if (opts.ttylog) recorder = new TtyRecorder(opts.ttylog, session, { width: 80, height: 24 }, null);
-    runShell(terminal, new Shell({ hostname: opts.hostname, username: user, interactive: true, tty: true, remoteIp: session.endpoint.src_ip }), session, { interactive: true });
+    runShell(terminal, new Shell({ hostname: opts.hostname, username: user, interactive: true, tty: true, remoteIp: session.endpoint.src_ip, downloads: opts.fetcher !== undefined }), session, { interactive: true });
   };
 
   socket.write(Uint8Array.of(IAC, WILL, OPT_ECHO, IAC, WILL, OPT_SGA));

@@ -62,6 +62,13 @@ export function parsePositiveInt(key: string, value: string): number {
   return n;
 }
 
+/** A size in bytes (up to 15 digits: more than any disk). */
+export function parseByteCount(key: string, value: string): number {
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  if (!(n > 0)) throw new ConfigError(`config key ${key} must be a positive number of bytes, got "${value}"`);
+  return n;
+}
+
 function validate<K extends string>(manifest: ManifestOf<K>, config: PotConfig<K>): void {
   for (const key of Object.keys(manifest.config) as K[]) {
     const spec = manifest.config[key];

@@ -106,6 +106,24 @@ export class FakeFs {
     return null;
   }
 
+  /** A function that puts the tree back as it is now (a line run again after its downloads). */
+  snapshot(): () => void {
+    const dirs = new Map([...this.dirs].map(([k, v]) => [k, new Set(v)]));
+    const files = new Map(this.files);
+    const links = new Map(this.links);
+    const { written, writtenFiles } = this;
+    return () => {
+      this.dirs.clear();
+      for (const [k, v] of dirs) this.dirs.set(k, v);
+      this.files.clear();
+      for (const [k, v] of files) this.files.set(k, v);
+      this.links.clear();
+      for (const [k, v] of links) this.links.set(k, v);
+      this.written = written;
+      this.writtenFiles = writtenFiles;
+    };
+  }
+
   remove(path: string): boolean {
     if (!this.files.delete(path) && !(this.dirs.get(path)?.size === 0 && this.dirs.delete(path))) return false;
     this.dirs.get(dirname(path))?.delete(basename(path));
