@@ -5,7 +5,9 @@
  * EventAck), peak RSS and the server's CPU per event. Shapes: flat native lines, PotEvent
  * envelopes and PotLog envelopes on the event socket, and PotLog on the control channel from
  * Go-node-like producers (each connection a node that registers first). For flat lines also:
- * Core with the event log on, single-threaded, and with the writer stalled. Next to three
+ * Core with the event log on, single-threaded, with GeoIP/ASN enrichment off (its end-to-end
+ * price), and with the writer stalled; and the enrichment's own cost per event
+ * (bench/ingest-geo.ts). Next to three
  * baselines measured in the same run, fed by the same producer:
  *   (a) parse and discard;
  *   (b) the minimal single-process parse + raw bun:sqlite insert per row, 4096 rows per
@@ -26,7 +28,7 @@
  *
  * Env: BENCH_EVENTS (2000000), BENCH_PREFILL (3000000), BENCH_SHAPES (comma list of: flat,
  * potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma list of: discard,
- * sqlite, tuned, core, core-log, core-single, stall; default all), BENCH_CONNECTIONS
+ * sqlite, tuned, core, core-nogeo, core-log, core-single, stall, geo; default all), BENCH_CONNECTIONS
  * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3).
  */
 import { Database } from "bun:sqlite";
@@ -39,11 +41,12 @@ import { createIngest } from "../src/core/ingest";
 import { parseEventLine } from "../src/core/ingest/parse";
 import { silentLogger } from "../src/log";
 import { SHAPES as ALL_SHAPES, eventLines, type Shape } from "./ingest-events";
+import { main as geoCost } from "./ingest-geo";
 import { BUN, ROOT, benchDir, lineReader, table } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000_000);
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 3_000_000);
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,tuned,core,core-log,core-single,stall").split(",");
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,tuned,core,core-nogeo,core-log,core-single,stall,geo").split(",");
 const SHAPES = (process.env.BENCH_SHAPES ?? ALL_SHAPES.join(",")).split(",") as Shape[];
 for (const s of SHAPES) if (!ALL_SHAPES.includes(s)) throw new Error(`BENCH_SHAPES: unknown shape ${s} (known: ${ALL_SHAPES.join(", ")})`);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,8").split(",").map(Number);
@@ -299,6 +302,7 @@ export async function main(): Promise<string> {
           if (SCENARIOS.includes("sqlite")) add(await runBaseline("sqlite", shape, c, fresh(baseTpl, `sqlite-${c}`)));
           if (SCENARIOS.includes("tuned")) add(await runBaseline("tuned", shape, c, fresh(tunedTpl, `tuned-${c}`)));
           if (SCENARIOS.includes("core")) add(await runCore(CORE, shape, c, fresh(coreTpl, `core-${c}`), false));
+          if (only("core-nogeo")) add(await runCore("Core, log off, enrichment off", shape, c, fresh(coreTpl, `core-nogeo-${c}`), false, { HONEYBEE_GEO_ENRICHMENT: "false" }));
           if (only("core-log")) add(await runCore("Core, event log on (to a file)", shape, c, fresh(coreTpl, `core-log-${c}`), true));
           if (only("core-single")) add(await runCore("Core, log off, no writer thread", shape, c, fresh(coreTpl, `core-single-${c}`), false, { HONEYBEE_INGEST_WORKER: "false" }));
         }
@@ -353,6 +357,7 @@ export async function main(): Promise<string> {
         table(["shape", "connections", "Core µs/event", "(b+) µs/event", "gap µs/event", "Core CPU µs/event", "(b+) CPU µs/event", "gap CPU µs/event"], gaps),
       );
     }
+    if (SCENARIOS.includes("geo")) out.push("", await geoCost());
     return out.join("\n");
   } finally {
     rmSync(dir, { recursive: true, force: true });

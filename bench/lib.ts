@@ -3,7 +3,7 @@
  * Figures are always reported next to a baseline measured in the same run, as a ratio,
  * because these machines are shared and noisy.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -42,16 +42,39 @@ export function hasWrk(): boolean {
   return Bun.which("wrk") !== null;
 }
 
-/** Runs wrk against a URL; returns requests per second. */
-export async function wrk(url: string, seconds: number, connections = 32): Promise<number> {
+/** Runs wrk against a URL; returns requests per second and the number of requests answered. */
+export async function wrkRun(url: string, seconds: number, connections = 32): Promise<{ rate: number; requests: number }> {
   const proc = Bun.spawn(["wrk", "-t", "1", "-c", String(connections), "-d", `${seconds}s`, url], { stdout: "pipe", stderr: "pipe" });
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   const m = out.match(/Requests\/sec:\s+([\d.]+)/);
-  if (!m) throw new Error(`wrk printed no rate: ${out}`);
+  const n = out.match(/(\d+) requests in/);
+  if (!m || !n) throw new Error(`wrk printed no rate: ${out}`);
   // A rate of error answers (429s, 500s) would measure the wrong thing.
   if (/Non-2xx or 3xx responses/.test(out)) throw new Error(`wrk saw error responses from ${url}: ${out}`);
-  return Number(m[1]);
+  return { rate: Number(m[1]), requests: Number(n[1]) };
+}
+
+// Linux reports a process's CPU time in clock ticks of 1/100 s (USER_HZ, fixed at 100 for userspace).
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. On a shared
+ * machine this is far steadier than requests/s: other workers take wall time, not our CPU time.
+ */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces; fields are counted after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** wrk against a URL served by process `pid`: requests/s and that process's CPU µs per request. */
+export async function wrkCpu(url: string, pid: number, seconds: number, connections = 32): Promise<{ rate: number; cpuUs: number }> {
+  const before = cpuSeconds(pid);
+  const { rate, requests } = await wrkRun(url, seconds, connections);
+  return { rate, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / requests };
 }
 
 export function table(headers: string[], rows: (string | number)[][]): string {

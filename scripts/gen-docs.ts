@@ -115,10 +115,22 @@ function renderOperation(method: string, path: string, op: Json): string {
   out.push("", "Responses:");
   for (const [status, res] of Object.entries<Json>(op.responses ?? {})) {
     const schema = res.content?.["application/json"]?.schema;
+    const otherType = Object.keys(res.content ?? {}).find((type) => type !== "application/json");
+    if (!schema && otherType) {
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: \`${otherType}\`. ${res.description ?? ""}`.trimEnd());
+      continue;
+    }
     // Errors share one shape; a failure answer of its own (503 from /health) is shown in full.
     if (Number(status) >= 400 && (!schema || schema.properties?.error)) {
       const example = res.content?.["application/json"]?.example;
       out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: the error body \`{"error": {"code", "message"}}\`${example ? `, e.g. \`${JSON.stringify(example)}\`` : ""}.`);
+      continue;
+    }
+    // A plain-text answer (metrics, blocklist): its media type and example.
+    const text = schema ? undefined : Object.entries<Json>(res.content ?? {}).find(([type]) => type.startsWith("text/"));
+    if (text) {
+      out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}: \`${text[0]}\`. ${res.description ?? ""}`.trimEnd());
+      if (text[1].example) out.push("", "```text", String(text[1].example).trimEnd(), "```");
       continue;
     }
     out.push("", `- **${status}** ${STATUS_MEANING[status] ?? ""}`);
@@ -234,7 +246,7 @@ export function renderConfiguration(help: Record<string, string>): string {
 
 /** Each command's `--help`, from the real program (80 columns, as commander wraps for a pipe). */
 export async function collectHelp(): Promise<Record<string, string>> {
-  const commands = ["", "up", "core", "node", "proxy", "token create", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "catalogue"];
+  const commands = ["", "up", "core", "node", "proxy", "token create", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "sessions", "session", "catalogue"];
   const out: Record<string, string> = {};
   await Promise.all(
     commands.map(async (c) => {

@@ -13,11 +13,16 @@
 /** Program → the Debian package that provides it, and which tests use it. */
 export const TEST_TOOLS = [
   { command: ["ssh"], pkg: "openssh-client", usedBy: "the cowrie, walkthrough and end-to-end tests (a real OpenSSH client)" },
+  { command: ["scp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's scp)" },
+  { command: ["sftp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's sftp)" },
+  { command: ["unzip"], pkg: "unzip", usedBy: "the artifact tests (the download is a zip encrypted with `infected`)" },
+  { command: ["7z"], pkg: "p7zip-full", usedBy: "the artifact tests (the AES-encrypted download)" },
   { command: ["curl"], pkg: "curl", usedBy: "the honnypotter and end-to-end tests" },
   { command: ["git"], pkg: "git", usedBy: "the git catalogue tests" },
   { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },
-  { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI test (headless browser)" },
+  { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI and console tests (headless browser)" },
   { command: ["ip"], pkg: "iproute2", usedBy: "the README walkthrough test (its own network namespace)" },
+  { command: ["rsyslogd"], pkg: "rsyslog", usedBy: "the syslog output tests (a private rsyslogd; it is in /usr/sbin, which must be on PATH)" },
 ] as const;
 
 export type TestTool = (typeof TEST_TOOLS)[number];
@@ -54,7 +59,7 @@ function apt(prefix: string[], args: string[]): { ok: boolean; output: string } 
 }
 
 function fail(lack: TestTool[], why: string): never {
-  const pkgs = lack.map((t) => t.pkg);
+  const pkgs = [...new Set(lack.map((t) => t.pkg))];
   console.error(`test-deps: the tests need ${lack.map((t) => `${t.command[0]} (${t.pkg}: ${t.usedBy})`).join(", ")}.`);
   console.error(`test-deps: ${why}. Install them, then run the tests again:\n\n    ${installCommand(pkgs)}\n`);
   process.exit(1);
@@ -66,7 +71,7 @@ function main(): void {
   if (process.argv.includes("--check")) fail(lack, "not installed");
   const prefix = aptPrefix();
   if (!prefix) fail(lack, Bun.which("apt-get") ? "apt-get needs root (or sudo without a password) to install them" : "this is not a Debian-like system with apt-get");
-  const pkgs = lack.map((t) => t.pkg);
+  const pkgs = [...new Set(lack.map((t) => t.pkg))];
   console.error(`test-deps: installing ${pkgs.join(", ")} with apt-get (needed by ${lack.map((t) => t.usedBy).join("; ")})`);
   const update = apt(prefix, ["update", "-qq"]);
   if (!update.ok) fail(lack, `apt-get update failed:\n${update.output}\n`);

@@ -41,6 +41,11 @@ export const CoreConfig = Type.Object({
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
   max_pending_events: Type.Integer({ minimum: 1000, default: 65_536, description: "Events waiting for the writer before reading pauses." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
+  artifacts_dir: Type.String({
+    default: "",
+    description: "Folder of the artifacts (files attackers downloaded or uploaded, by SHA-256) and of partial transfers; empty: `artifacts` next to the database file (docs/artifacts.md).",
+  }),
+  artifact_max_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: "Largest artifact Core takes from a node; larger offers are refused (`too_large`) and the node drops them." }),
   ingest_worker: Type.Boolean({
     default: true,
     description: "Write events from a worker thread with its own database connection, so parsing and writing use two cores (ignored for :memory: databases).",
@@ -58,6 +63,20 @@ export const CoreConfig = Type.Object({
       "On SIGTERM or Ctrl-C: how long Core keeps trying to commit the events it received (a full disk, a read-only file system) before it stops anyway, exit status 1. Those events were never acknowledged: nodes keep them and send them again.",
   }),
   ws_backpressure_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: "Bytes queued for one WebSocket client before it is cut off." }),
+  geo_enrichment: Type.Boolean({
+    default: true,
+    description:
+      "Look up each source address's country, ASN and AS organisation (once per address, offline): `geo` on events, the `country`/`asn` filters, top countries and ASNs, indicators. Off saves the data's memory (~60 MB) and its loading time (~0.5 s at the first event).",
+  }),
+  geoip_db: Type.String({
+    default: "",
+    description:
+      "MMDB file with countries (MaxMind GeoLite2-Country or GeoIP2) used instead of the shipped DB-IP Lite data for the events' `geo.country`; read once at start.",
+  }),
+  asn_db: Type.String({
+    default: "",
+    description: "MMDB file with ASNs (MaxMind GeoLite2-ASN) used instead of the shipped IP-to-ASN data for the events' `geo.asn` and `geo.as_org`; read once at start.",
+  }),
   // ---- Security (see README "Security") ----
   insecure: Type.Boolean({ default: false, description: "Allow a non-loopback host without authentication (a warning is logged)." }),
   tokens: Type.Array(TokenEntry, { default: [], description: "API tokens: {name, role: read|operator, sha256: hex SHA-256 of the token}." }),
@@ -76,7 +95,17 @@ export const CoreConfig = Type.Object({
     default: [],
     description: "Web origins (`https://console.example.org`) whose pages may open the WebSockets and send commands, besides Core's own; other browser origins get 403.",
   }),
-  api_rate_per_minute: Type.Integer({ minimum: 0, default: 6000, description: "REST requests per minute per address (0: unlimited); 429 with Retry-After past it." }),
+  api_rate_per_minute: Type.Integer({
+    minimum: 0,
+    default: 6000,
+    description:
+      "REST requests per minute per address (0: unlimited); 429 with Retry-After past it. `GET /health` is never limited, and loopback clients are not limited unless `api_rate_limit_loopback` is on.",
+  }),
+  api_rate_limit_loopback: Type.Boolean({
+    default: false,
+    description:
+      "Apply `api_rate_per_minute` to loopback clients too. Off: a health checker, the CLI or a console on Core's host is never answered 429. Turn it on when a reverse proxy on Core's host forwards outside clients (they all arrive from loopback), or limit them in the proxy.",
+  }),
   ws_commands_per_minute: Type.Integer({ minimum: 0, default: 120, description: "WebSocket commands per minute per address (0: unlimited)." }),
   max_connections_per_address: Type.Integer({ minimum: 0, default: 256, description: "Concurrent connections per address on 9001, 9100 and 9003 (0: unlimited)." }),
   first_message_timeout_ms: Type.Integer({
@@ -92,6 +121,17 @@ export const CoreConfig = Type.Object({
       "A registered node (which sends a heartbeat every 30 s), or an event stream that opened with EventStreamHello, silent this long is closed (0: never). Event streams without a hello are not closed once they have sent a line.",
   }),
   auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10, description: "Failed authentications per minute per address before it is refused for a while." }),
+  // ---- Outputs and alert rules (docs/outputs.md) ----
+  // Each definition is checked against its own type's schema when Core starts (src/core/outputs/model.ts), which names the field at fault.
+  outputs: Type.Array(Type.Unsafe<{ name: string; type: string; [field: string]: unknown }>(Type.Object({ name: Type.String(), type: Type.String() })), {
+    default: [],
+    description:
+      "Outputs that ship events and alerts (webhook, syslog, mqtt, nats, file), each `{name, type, ...}` as in docs/outputs.md; more can be added over REST (`POST /api/v1/outputs`). Checked at start: a bad one stops Core with its problem.",
+  }),
+  rules: Type.Array(Type.Unsafe<{ name: string; [field: string]: unknown }>(Type.Object({ name: Type.String() })), {
+    default: [],
+    description: "Alert rules, each `{name, match, threshold, new_value, cooldown_ms, outputs, ...}` as in docs/outputs.md; more can be added over REST (`POST /api/v1/rules`).",
+  }),
 });
 export type CoreConfig = Static<typeof CoreConfig>;
 

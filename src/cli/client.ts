@@ -61,11 +61,16 @@ export class ApiClient {
     return this.request<T>("GET", q.size ? `${path}?${q}` : path);
   }
 
+  /** A document that is not JSON (a session's recording), as text; errors are JSON as usual. */
+  getText(path: string): Promise<string> {
+    return this.request<string>("GET", path, undefined, true);
+  }
+
   post<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>("POST", path, body);
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async request<T>(method: string, path: string, body?: unknown, asText = false): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.token) headers.authorization = `Bearer ${this.token}`;
@@ -83,6 +88,7 @@ export class ApiClient {
       throw new Unreachable(`cannot reach Core at ${this.base} (${reason}); ${START_HINT}, or point --api / HONEYBEE_API at it`);
     }
     const text = await res.text();
+    if (asText && res.ok) return text as T;
     let parsed: unknown;
     try {
       parsed = parseWithIds(text);

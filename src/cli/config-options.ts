@@ -29,6 +29,8 @@ export const CORE_FLAG_KEYS = [
   "tls_key",
   "tls_ca",
   "insecure",
+  "geoip_db",
+  "asn_db",
 ] as const satisfies readonly (keyof CoreConfig)[];
 
 export const NODE_FLAG_KEYS = [

@@ -82,10 +82,35 @@ export function statsText(s: Stats, width?: number): string {
     ["USERNAME", s.top.usernames],
     ["PASSWORD", s.top.passwords],
     ["EVENT TYPE", s.top.event_types],
+    ["COUNTRY", s.top.countries ?? []],
+    ["ASN", (s.top.asns ?? []).map((a) => ({ value: a.as_org ? `${a.value} ${a.as_org}` : a.value, count: a.count }))],
   ];
   for (const [header, rows] of lists) {
     if (rows.length === 0) continue;
     lines.push("", renderTable([{ header, value: (r: { value: string }) => r.value, shrink: true }, { header: "COUNT", value: (r) => String(r.count), right: true }], rows, width));
   }
+  // Outputs only when there are any (docs/outputs.md): where a stalled one shows first.
+  const outputs = s.outputs ?? [];
+  if (outputs.length > 0) {
+    type O = Stats["outputs"][number];
+    lines.push(
+      "",
+      renderTable<O>(
+        [
+          { header: "OUTPUT", value: (o) => `${o.name} (${o.type})`, shrink: true },
+          { header: "STATE", value: (o) => o.state },
+          { header: "LAG", value: (o) => String(o.lag), right: true },
+          { header: "DELIVERED", value: (o) => String(o.delivered), right: true },
+          { header: "FAILED", value: (o) => String(o.failed), right: true },
+          { header: "LAST ERROR", value: (o) => o.last_error ?? "", shrink: true },
+        ],
+        outputs,
+        width,
+      ),
+    );
+  }
+  if (s.rules && s.rules.alerts > 0) lines.push("", `Alerts raised since Core started: ${s.rules.alerts}`);
+  // The shipped data's licence (CC BY 4.0) asks for this credit wherever its results are shown.
+  if (s.geo_attribution && ((s.top.countries ?? []).length > 0 || (s.top.asns ?? []).length > 0)) lines.push("", `Countries: ${s.geo_attribution.country}`, `ASNs: ${s.geo_attribution.asn}`);
   return lines.join("\n");
 }

@@ -18,6 +18,8 @@ interface EventOpts {
   potType?: string;
   type?: string;
   srcIp?: string;
+  country?: string;
+  asn?: number;
   since?: string;
   until?: string;
   limit?: number;
@@ -45,13 +47,15 @@ function badQuery(e: unknown): never {
 /** The REST query of the filters; node names are resolved to ids first. */
 async function eventQuery(ctx: Ctx, o: EventOpts): Promise<Record<string, string | undefined>> {
   const node_id = o.node === undefined ? undefined : (toU64(o.node)?.toString() ?? (await ctx.api.resolveNode(o.node)).node_id.toString());
-  return { node_id, pot_id: o.pot, pot_type: o.potType, event_type: o.type, src_ip: o.srcIp, since: o.since, until: o.until, limit: o.limit?.toString(), cursor: o.cursor };
+  return { node_id, pot_id: o.pot, pot_type: o.potType, event_type: o.type, src_ip: o.srcIp, country: o.country, asn: o.asn?.toString(), since: o.since, until: o.until, limit: o.limit?.toString(), cursor: o.cursor };
 }
 
 /** Filters the live feed cannot apply itself (it knows node, pot and event type only). */
 function matchesLocally(e: EventRecord, o: EventOpts): boolean {
   if (o.potType !== undefined && e.pot_type !== o.potType) return false;
   if (o.srcIp !== undefined && e.src_ip !== o.srcIp) return false;
+  if (o.country !== undefined && e.geo?.country !== o.country.toUpperCase()) return false;
+  if (o.asn !== undefined && e.geo?.asn !== o.asn) return false;
   if (o.until !== undefined && e.timestamp > o.until) return false;
   return true;
 }
@@ -155,6 +159,8 @@ export function registerEventCommands(program: Command): void {
       .option("--pot-type <kind>", "only events of this honeypot kind, e.g. cowrie")
       .option("--type <event_type>", "only this event type, e.g. cowrie.login.failed")
       .option("--src-ip <address>", "only events from this source address")
+      .option("--country <code>", "only events from addresses in this country (ISO 3166 code, e.g. CN)")
+      .option("--asn <number>", "only events from addresses in this autonomous system, e.g. 4134", wholeNumber(0, 4294967295))
       .option("--since <time>", "from this time: ISO 8601, unix seconds, or an age such as 15m, 2h, 7d", time)
       .option("--until <time>", "up to this time (same forms as --since)", time)
       .option("--limit <n>", "how many events (default 20; with --follow, how many earlier ones to show first, default 10)", wholeNumber(1, 1000))
@@ -179,7 +185,7 @@ export function registerEventCommands(program: Command): void {
   withConnection(
     program
       .command("stats")
-      .description("event counts and the top source addresses, usernames, passwords and event types")
+      .description("event counts and the top source addresses, usernames, passwords, event types, countries and ASNs")
       .option("--window <span>", "count over this many hours or days before now, e.g. 24h, 7d (default 24h)")
       .option("--top <n>", "entries per top list (default 10)", wholeNumber(1, 100)),
   ).action(

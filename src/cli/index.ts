@@ -1,7 +1,7 @@
 /**
  * The management commands of `honeybee`, registered on the program that main.ts builds:
  * nodes, node show, pots, install, start, stop, restart, status, logs, metrics, remove, events,
- * stats, catalogue, up.
+ * stats, sessions, session, catalogue, up.
  */
 import type { Command } from "commander";
 import { registerCatalogueCommand } from "./catalogue";
@@ -9,6 +9,7 @@ import { registerEventCommands } from "./events";
 import { registerNodeCommands } from "./nodes";
 import { registerPotAnswerCommands } from "./pot-answers";
 import { registerPotCommands } from "./pots";
+import { registerSessionCommands } from "./sessions";
 import { registerUpCommand } from "./up";
 
 export function registerCliCommands(program: Command): void {
@@ -20,5 +21,6 @@ export function registerCliCommands(program: Command): void {
   registerPotCommands(program);
   registerPotAnswerCommands(program);
   registerEventCommands(program);
+  registerSessionCommands(program);
   registerCatalogueCommand(program);
 }

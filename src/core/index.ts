@@ -6,25 +6,46 @@
 import { defaultCoreConfig, type CoreConfig } from "../config";
 import { redactUrl } from "../db/pg";
 import { openStores } from "../db/stores";
+import { geoLookup } from "../geo";
+import { EventQueries } from "../db/event-store";
+import { EventReader } from "../db/event-reader";
+import { OutputStore } from "../db/output-store";
 import { createLogger, type Logger } from "../log";
 import { PortInUseError, bindOrExplain } from "../net/bind";
 import type { CommandAck } from "../protocol/messages";
 import { createApi } from "./api";
 import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
-import { eventsApi } from "./api/events";
-import { nodesApi } from "./api/nodes";
+import { eventList, eventsApi, pgEventList } from "./api/events";
+import { nodesApi, registryLists } from "./api/nodes";
+import { outputsApi } from "./api/outputs";
+import { sessionsApi } from "./api/sessions";
+import { RecordingReceiver } from "./recordings/receiver";
+import { SessionQueries } from "../db/session-queries";
 import { streamApi } from "./api/stream";
-import { Security } from "./auth";
+import { bodyCap, Security } from "./auth";
+import { timelineApi } from "./api/timeline";
+import { SQLITE_ONLY_ROUTES, unavailableApi } from "./api/unavailable";
+import { whoamiApi } from "./api/whoami";
+import { consoleApi } from "./console";
 import { MessageBus } from "./bus";
 import { CommandRouter, type IssueResult } from "./commands/router";
 import { createIngest, startEventSocket } from "./ingest";
+import { CoreMetrics, metricsApi } from "./metrics";
+import { indicatorsApi } from "./api/indicators";
 import { startNodeChannel } from "./node-channel";
+import { Outputs } from "./outputs";
 import { FeedHub } from "./proxy/feed-hub";
 import { startProxy, type ProxyHandle } from "./proxy/server";
 import { isFeedKind } from "./proxy/topics";
 import { Registry } from "./registry";
+import { Rules } from "./rules";
 import { tlsOptions } from "./tls";
+import { ArtifactStore } from "../db/artifact-store";
+import { artifactsApi } from "./artifacts/api";
+import { Artifacts } from "./artifacts/service";
+import { FileReceiver } from "./transfer/receiver";
+import { dirname, join } from "node:path";
 
 export interface CoreHandle {
   readonly config: CoreConfig;
@@ -35,6 +56,9 @@ export interface CoreHandle {
   readonly security: Security;
   /** The in-process WebSocket proxy (clients, cut-off count). */
   readonly proxy: ProxyHandle;
+  /** Outputs and alert rules (docs/outputs.md); null on PostgreSQL (docs/scale-out.md). */
+  readonly outputs: Outputs | null;
+  readonly rules: Rules | null;
   stop(): Promise<void>;
 }
 
@@ -47,10 +71,16 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
   const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"));
+  // The SQLite database; null on PostgreSQL, where the features that need it are not started.
+  const db = stores.sqlite;
+  if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")}, GeoIP enrichment (docs/scale-out.md)`);
+  // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
+  const geo = db && config.geo_enrichment ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
   security.useNodeSecrets(stores.nodeSecrets);
   const bus = new MessageBus();
   const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
-  const ingest = createIngest({ db: stores.sqlite, postgres: stores.postgres, config, bus, registry, logger: log.child({ component: "ingest" }) });
+  const metrics = new CoreMetrics();
+  const ingest = createIngest({ db, postgres: stores.postgres, config, bus, registry, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
   const commandStore = stores.commands;
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
@@ -60,7 +90,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     (kind) => hub.wants(kind),
   );
 
-  const stoppers: (() => unknown)[] = [];
+  // Artifacts live beside the database unless configured elsewhere (docs/artifacts.md).
+  const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" ? "./data" : dirname(config.db), "artifacts");
+  const artifacts = db ? new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: new ArtifactStore(db), logger: log.child({ component: "artifacts" }) }) : null;
+  const files = artifacts ? new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" })) : undefined;
+  const stoppers: (() => unknown)[] = [() => artifacts?.stop()];
   const cleanup = async () => {
     // Bounded: a database that cannot be written must not keep Core (and its listeners) up.
     const deadline = setTimeout(() => ingest.abandon(), config.shutdown_timeout_ms);
@@ -73,7 +107,30 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       await stores.close();
     }
   };
+  // Outputs and rules read committed events from the store on their own positions; a commit
+  // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
+  let outputs: Outputs | null = null;
+  let rules: Rules | null = null;
+  if (db) {
+    const outputStore = new OutputStore(db);
+    const eventSource = new EventReader(db);
+    const o = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
+    const r = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
+    outputs = o;
+    rules = r;
+    stoppers.push(() => r.stop(), () => o.stop());
+  }
   try {
+    if (outputs && rules) {
+      const o = outputs;
+      const r = rules;
+      o.start(config.outputs);
+      r.start(config.rules);
+      stoppers.push(ingest.onCommit((lastId) => {
+        o.committed(lastId);
+        r.committed(lastId);
+      }));
+    }
     const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
         host: config.host,
@@ -83,6 +140,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
+        recordings: db ? new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)) : undefined,
+        files,
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
         idle: { firstMessageMs: config.first_message_timeout_ms, idleMs: config.idle_timeout_ms },
@@ -108,18 +167,27 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => events.stop());
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
+    // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
+    const eventsList = db ? eventList(new EventQueries(db), () => ingest.version, { ingest, geo }) : pgEventList(stores.events);
+    const lists = { ...registryLists(registry), "/api/v1/events": eventsList };
+    const outputsStats = outputs && rules ? { outputs: () => (outputs as Outputs).stats(), rules: () => (rules as Rules).status() } : undefined;
+    const eventsPlugin = eventsApi({ db, events: stores.events, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats });
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
       dbPath: stores.postgres ? redactUrl(config.db) : config.db,
-      plugins: [nodesApi(registry), eventsApi({ events: stores.events, ingest, security: () => security.stats() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub)],
+      reads: lists,
+      plugins:
+        db && artifacts && outputs && rules
+          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })]
+          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
       websocket: wsLimits,
     });
-    // Bun refuses a larger body while it streams in (413), before any handler or auth runs;
-    // the default would buffer 128 MiB per request.
+    // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
+    // default would buffer 128 MiB per request); Core's own limit is checked below that.
     const api = bindOrExplain("api_port", config.host, config.api_port, () =>
-      app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: config.max_message_bytes }),
+      app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: bodyCap(config.max_message_bytes) }),
     );
     security.guard.ownPorts.add(api.server!.port!);
     stoppers.push(() => api.stop(true));
@@ -139,6 +207,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     stoppers.push(() => proxy.stop());
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status) });
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
     log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db }, "core started");
@@ -151,6 +220,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       hub,
       proxy,
       security,
+      outputs,
+      rules,
       stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
     };
   } catch (e) {

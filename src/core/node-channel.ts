@@ -28,8 +28,10 @@ import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
 import type { NodeAuth } from "./auth/node-auth";
 import type { TlsOptions } from "./tls";
+import type { RecordingReceiver } from "./recordings/receiver";
+import type { FileReceiver } from "./transfer/receiver";
 
-const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "NodeDrop"]);
+const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "SessionRecording", "FileOffer", "FileChunk", "NodeDrop"]);
 
 export interface NodeChannelOptions {
   host: string;
@@ -40,6 +42,10 @@ export interface NodeChannelOptions {
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
+  /** Terminal recordings in chunks (src/core/recordings/receiver.ts); refused without one. */
+  recordings?: RecordingReceiver;
+  /** Files nodes send (FileOffer/FileChunk, docs/protocol.md#file-transfer); refused without one. */
+  files?: FileReceiver;
   connections: ConnectionCounter;
   nodeAuth: NodeAuth;
   /** Silence allowed before registering and after (heartbeats keep a registered node busy). */
@@ -156,6 +162,33 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       case "CommandResult":
         opts.onCommandResult(msg.payload);
         return;
+      case "SessionRecording": {
+        const r = msg.payload;
+        const ack = opts.recordings ? opts.recordings.chunk(c, c.nodeId, r) : { pot_id: r.pot_id, session: r.session, ok: false, message: "this Core does not take recordings" };
+        if (ack) {
+          if (!ack.ok) warn.warn(`${c.remote}:recording`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session }, `session recording refused: ${ack.message}`);
+          c.link.send("SessionRecordingAck", ack);
+        }
+        return;
+      }
+      case "FileOffer":
+      case "FileChunk": {
+        const files = opts.files;
+        if (!files) return reply(c, "unsupported", `${msg.kind}: this Core takes no files`);
+        const nodeId = c.nodeId;
+        const answer = msg.kind === "FileOffer" ? files.offer(nodeId, msg.payload) : files.chunk(nodeId, msg.payload);
+        answer.then(
+          (status) => {
+            if (status.error) warn.warn(`${c.remote}:file:${status.error.code}`, { remote: c.remote, node_id: nodeId.toString(), sha256: status.sha256, code: status.error.code }, `file refused: ${status.error.message}`);
+            c.link.send("FileStatus", status);
+          },
+          (err) => {
+            logger.error({ err, node_id: nodeId.toString() }, "file transfer failed");
+            c.link.send("FileStatus", { sha256: msg.payload.sha256, offset: 0, complete: false, error: { code: "internal", message: "Core could not store the file; see its log" } });
+          },
+        );
+        return;
+      }
       case "NodeDrop":
         logger.info({ node_id: c.nodeId.toString() }, "node said goodbye");
         registry.dropped(c.nodeId, c.link);
@@ -273,8 +306,10 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         if (!c || !sockets.delete(socket)) return;
         connections--;
         opts.connections.release(c.remote);
+        opts.recordings?.closed(c);
         if (c?.nodeId !== null && c?.nodeId !== undefined) {
           registry.disconnected(c.nodeId, c.link);
+          opts.files?.disconnected(c.nodeId);
           logger.info({ node_id: c.nodeId.toString(), remote: c.remote }, "node connection closed");
         }
       },

@@ -12,7 +12,7 @@ import type { MessageBus } from "./bus";
 /** A node's live connection, as the registry and the command router see it. */
 export interface NodeLink {
   readonly remoteAddress: string;
-  send(kind: "NodeCommand" | "RegistrationAck" | "Error", payload: unknown): boolean;
+  send(kind: "NodeCommand" | "RegistrationAck" | "SessionRecordingAck" | "Error" | "FileStatus", payload: unknown): boolean;
   close(reason: string): void;
 }
 

@@ -9,9 +9,13 @@
 import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
+import type { Geo } from "../geo";
+import { AddressWriter, addressesWhere, type GeoResolver } from "./address-store";
 import type { Db } from "./index";
+import { kindOfType, type Kind } from "./session-fields";
+import { SessionTracker } from "./session-tracker";
+import { eventAddresses, eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 import type { EventReader } from "./stores";
-import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
 export const SEG_SIZE = 4096;
@@ -28,7 +32,8 @@ export const DAILY_KEYS = 5000;
 /** Take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */
 const IMMEDIATE = { behavior: "immediate" } as const;
 
-export const COUNT_KINDS = ["src_ip", "username", "password", "event_type"] as const;
+/** `country` and `asn` are counted from the source addresses when the counters are written (address-store.ts). */
+export const COUNT_KINDS = ["src_ip", "username", "password", "event_type", "country", "asn"] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
 
 // Type aliases, not interfaces: Drizzle's placeholder values must be index-signature compatible.
@@ -269,6 +274,9 @@ interface SegmentDelta {
 export class EventWriter {
   private lastId: number;
   private readonly typeNames = new Map<number, string>();
+  /** What each event type adds to a session (by type id). */
+  private readonly typeKinds: Kind[] = [];
+  private readonly sessions: SessionTracker;
   private readonly counts = new HourlyCounts();
   /** Segment keys already written ("seg/kind/value"), so each batch inserts only new ones. */
   private readonly keysWritten = new Set<string>();
@@ -290,7 +298,14 @@ export class EventWriter {
   /** The values of `insertEvents`, in placeholder order, reused for every statement. */
   private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * EVENT_COLUMNS);
 
-  constructor(private readonly db: Db) {
+  /** Enrichment of the counted addresses; absent in tests of the store alone. */
+  private readonly addresses: AddressWriter | null;
+
+  constructor(
+    private readonly db: Db,
+    geo?: GeoResolver,
+  ) {
+    this.addresses = geo ? new AddressWriter(db, geo) : null;
     const ph = sql.placeholder;
     this.insertEvents = db.insert(events).values(eventRows(ROWS_PER_INSERT)).prepare();
     this.insertEvent = db.insert(events).values(eventRows(1)).prepare();
@@ -333,7 +348,8 @@ export class EventWriter {
     const lastGiven = db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, LAST_ID)).get()?.value ?? 0;
     this.lastId = Math.max(lastGiven, db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0);
     this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
-    for (const t of db.select().from(eventTypes).all()) this.typeNames.set(t.id, t.name);
+    for (const t of db.select().from(eventTypes).all()) this.addType(t);
+    this.sessions = new SessionTracker(db);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const stored = db.select({ bits: eventSegments.ipBloom }).from(eventSegments).where(eq(eventSegments.seg, lastSeg)).get();
     if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.bits) };
@@ -349,6 +365,7 @@ export class EventWriter {
     const segs: SegmentDelta[] = [];
     let cur: SegmentDelta | null = null;
     let newKeys: string[] = [];
+    for (const t of b.newTypes) this.addType(t);
     this.db.transaction(() => {
       for (const s of b.newSources) this.insertSource.run(s);
       // In the same transaction as the events: a position is stored exactly when its events are.
@@ -387,15 +404,21 @@ export class EventWriter {
         this.writeKeys(s.seg, "type", s.types, newKeys);
         this.writeKeys(s.seg, "source", s.sources, newKeys);
       }
+      this.sessions.write(b.n, firstId, data, b.ts, b.sourceId, b.typeId, ips, this.typeKinds);
     }, IMMEDIATE);
+    this.sessions.committed();
     // Only now: a rolled-back batch must not leave keys marked as written. (A rolled-back
     // batch may leave bits in the Bloom filter: a false positive, which is harmless.)
     if (this.keysWritten.size > 10_000) this.keysWritten.clear(); // forgetting only costs a redundant INSERT OR IGNORE
     for (const k of newKeys) this.keysWritten.add(k);
     this.lastId = firstId + b.n - 1;
-    for (const t of b.newTypes) this.typeNames.set(t.id, t.name);
     this.countBatch(b, ips);
     return firstId;
+  }
+
+  private addType(t: TypeEntry): void {
+    this.typeNames.set(t.id, t.name);
+    this.typeKinds[t.id] = kindOfType(t.name);
   }
 
   private bloomOf(seg: number): Uint8Array {
@@ -450,16 +473,36 @@ export class EventWriter {
   /** Writes the in-memory counts and moves the watermark to the last committed event. */
   flushCounts(): void {
     const through = this.lastId;
-    this.db.transaction(() => {
-      for (const [kind, bucket, key, count] of this.counts.entries()) {
-        this.upsertCount.run({ kind, bucket, key, count });
-        const day = Math.floor(bucket / DAY_HOURS);
-        if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
-      }
-      this.setMeta.run({ key: COUNTED_THROUGH, value: through });
-    }, IMMEDIATE);
+    if (this.addresses) this.countGeo(this.addresses);
+    let committed = false;
+    try {
+      this.db.transaction(() => {
+        this.addresses?.write();
+        for (const [kind, bucket, key, count] of this.counts.entries()) {
+          this.upsertCount.run({ kind, bucket, key, count });
+          const day = Math.floor(bucket / DAY_HOURS);
+          if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
+        }
+        this.setMeta.run({ key: COUNTED_THROUGH, value: through });
+        committed = true;
+      }, IMMEDIATE);
+    } finally {
+      this.addresses?.done(committed);
+      // Counted again from the addresses at the next attempt.
+      if (!committed) for (const k of ["country", "asn"] as const) this.counts.byKind.delete(k);
+    }
     this.counts.clear();
     this.rollUpDay();
+  }
+
+  /** Country and ASN counts from the address counts about to be written: per distinct address, not per event. */
+  private countGeo(addresses: AddressWriter): void {
+    const add = (bucket: number, g: Geo, n: number) => {
+      if (g.country !== null) this.counts.add("country", bucket, g.country, n);
+      if (g.asn !== null) this.counts.add("asn", bucket, String(g.asn), n);
+    };
+    for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, addresses.seeV4(v4, ipv4Text, bucket * HOUR_MS), n);
+    for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, addresses.see(ip, bucket * HOUR_MS), n);
   }
 
   /**
@@ -531,6 +574,8 @@ export class EventWriter {
       .limit(1)
       .get();
     if (!seg) {
+      const sessionsDeleted = this.db.transaction(() => this.sessions.retentionStep(cutoffMs, maxRows), IMMEDIATE);
+      if (sessionsDeleted > 0) return sessionsDeleted;
       const bucket = Math.floor(cutoffMs / HOUR_MS);
       this.db.delete(eventCounts).where(lt(eventCounts.bucket, bucket)).run();
       this.db.delete(eventCountsDaily).where(lt(eventCountsDaily.day, Math.floor(bucket / DAY_HOURS))).run();
@@ -573,6 +618,9 @@ export interface EventFilter {
   potType?: string;
   eventType?: string;
   srcIp?: string;
+  /** Source addresses enriched with this country (ISO 3166 code) and/or ASN (event_addresses). */
+  country?: string;
+  asn?: number;
   /** Inclusive lower bound on the event time, ms. */
   since?: number;
   /** Exclusive upper bound on the event time, ms. */
@@ -601,6 +649,8 @@ export interface EventPage {
  * (4096 segments = 16.7M events): keeps the worst case of a rare filter bounded per request.
  */
 export const MAX_SEGMENTS_PER_PAGE = 4096;
+/** Addresses of a country/ASN filter checked against each segment's Bloom filter at most. */
+const GEO_BLOOM_MAX = 64;
 /** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
 export const SEGMENT_SLICE = 256;
 
@@ -628,7 +678,13 @@ export class EventQueries implements EventReader {
     data: events.data,
   };
 
+  private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
+
   constructor(private readonly db: Db) {}
+
+  private latestStatement() {
+    return this.select().where(lte(events.id, sql.placeholder("upper"))).orderBy(desc(events.id)).limit(sql.placeholder("n")).prepare();
+  }
 
   /** Committed positions of node spools, kept in event_meta under `spool:<node>:<spool>`. */
   spoolPositions(): Map<string, number> {
@@ -646,6 +702,12 @@ export class EventQueries implements EventReader {
   }
 
   list(filter: EventFilter, limit: number, cursor: number | null): EventPage {
+    const page = this.listStored(filter, limit, cursor);
+    return { events: page.events.map(toRow), nextCursor: page.nextCursor };
+  }
+
+  /** `list` with rows as stored: data still JSON text, for writing the page out without objects. */
+  listStored(filter: EventFilter, limit: number, cursor: number | null): { events: StoredEvent[]; nextCursor: number | null } {
     const upper = cursor === null ? Number.MAX_SAFE_INTEGER : cursor - 1;
     if (upper < 1) return { events: [], nextCursor: null };
 
@@ -665,9 +727,22 @@ export class EventQueries implements EventReader {
     if (filter.until !== undefined) conds.push(lt(events.ts, filter.until));
 
     if (filter.srcIp !== undefined) conds.push(eq(events.srcIp, filter.srcIp));
+    // Country and ASN: the addresses that have them (a lookup per address, never per event).
+    let geoIps: string[] | null = null;
+    if (filter.country !== undefined || filter.asn !== undefined) {
+      const where = { country: filter.country, asn: filter.asn };
+      geoIps = addressesWhere(this.db, where);
+      if (geoIps.length === 0) return { events: [], nextCursor: null };
+      const geoConds: SQL[] = [];
+      if (where.country !== undefined) geoConds.push(eq(eventAddresses.country, where.country));
+      if (where.asn !== undefined) geoConds.push(eq(eventAddresses.asn, where.asn));
+      conds.push(inArray(events.srcIp, this.db.select({ ip: eventAddresses.ip }).from(eventAddresses).where(and(...geoConds))));
+    }
     if (conds.length === 0) {
-      const rows = this.select().where(lte(events.id, upper)).orderBy(desc(events.id)).limit(limit).all();
-      return { events: rows.map(toRow), nextCursor: rows.length === limit ? rows[rows.length - 1]!.id : null };
+      // The most asked page (the latest events): its statement is built once.
+      this.latest ??= this.latestStatement();
+      const rows = this.latest.all({ upper, n: limit });
+      return { events: rows, nextCursor: rows.length === limit ? rows[rows.length - 1]!.id : null };
     }
 
     // Within a candidate segment: a rowid range scan with every filter.
@@ -677,13 +752,13 @@ export class EventQueries implements EventReader {
       .orderBy(desc(events.id))
       .limit(ph("n"))
       .prepare();
-    const out: EventRow[] = [];
+    const out: StoredEvent[] = [];
     let scanned = 0;
-    for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE))) {
+    for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE), geoIps)) {
       if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg + 1) * SEG_SIZE };
       const lo = seg * SEG_SIZE;
       const rows = query.all({ lo, upper: Math.min(upper, lo + SEG_SIZE - 1), n: limit - out.length });
-      for (const r of rows) out.push(toRow(r));
+      for (const r of rows) out.push(r);
       if (out.length === limit) return { events: out, nextCursor: out[out.length - 1]!.id };
     }
     return { events: out, nextCursor: null };
@@ -704,7 +779,7 @@ export class EventQueries implements EventReader {
    * holding the event type and source (segment keys), and whose Bloom filter may hold the
    * address. Read a slice at a time, so a filter that matches early reads little.
    */
-  private *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number): Generator<number> {
+  private *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number, geoIps: string[] | null = null): Generator<number> {
     const keyed = (kind: string, values: number[]) =>
       new Set(
         this.db
@@ -717,12 +792,15 @@ export class EventQueries implements EventReader {
     const withType = typeId === null ? null : keyed("type", [typeId]);
     const withSource = sourceIds === null ? null : keyed("source", sourceIds);
     const ip = f.srcIp;
+    // A few addresses of a country or ASN are checked against the Bloom filters too; many would
+    // cost more in hashing than scanning the segments does.
+    const anyOf = geoIps !== null && geoIps.length <= GEO_BLOOM_MAX ? geoIps : null;
     const ph = sql.placeholder;
     const conds: SQL[] = [lt(eventSegments.seg, ph("below"))];
     if (f.since !== undefined) conds.push(gte(eventSegments.maxTs, f.since));
     if (f.until !== undefined) conds.push(lt(eventSegments.minTs, f.until));
     const slice = this.db
-      .select({ seg: eventSegments.seg, bloom: ip === undefined ? sql<null>`null` : eventSegments.ipBloom })
+      .select({ seg: eventSegments.seg, bloom: ip === undefined && anyOf === null ? sql<null>`null` : eventSegments.ipBloom })
       .from(eventSegments)
       .where(and(...conds))
       .orderBy(desc(eventSegments.seg))
@@ -735,6 +813,7 @@ export class EventQueries implements EventReader {
         if (withType && !withType.has(r.seg)) continue;
         if (withSource && !withSource.has(r.seg)) continue;
         if (ip !== undefined && !bloomHas(r.bloom as Uint8Array, ip)) continue;
+        if (anyOf !== null && !anyOf.some((a) => bloomHas(r.bloom as Uint8Array, a))) continue;
         yield r.seg;
       }
       below = rows[rows.length - 1]!.seg;
@@ -784,7 +863,19 @@ export class EventQueries implements EventReader {
   }
 }
 
-export function toRow(r: { id: number; ts: number; nodeId: string | null; potId: string | null; potType: string | null; eventType: string; srcIp: string | null; data: string }): EventRow {
+/** An event row as read from the database: node id as decimal text, data as JSON text. */
+export interface StoredEvent {
+  id: number;
+  ts: number;
+  nodeId: string | null;
+  potId: string | null;
+  potType: string | null;
+  eventType: string;
+  srcIp: string | null;
+  data: string;
+}
+
+export function toRow(r: StoredEvent): EventRow {
   return {
     id: r.id,
     ts: r.ts,

@@ -15,12 +15,15 @@ import { NodeCredentials } from "./credentials";
 import { clientTls } from "./tls";
 import { looksLikeGit } from "./catalogue-fetch";
 import { startControlLink } from "./control-link";
+import { FileShipper } from "./file-shipper";
+import { OUTBOX } from "../honeypots/shared/outbox";
 import { startForwarder, type ForwarderHandle } from "./forwarder";
 import { loadOrCreateNodeId, lockDataDir } from "./identity";
 import { reapOrphan } from "./orphans";
 import { createPotCommands } from "./pot-commands";
 import { PotStore } from "./pot-store";
 import { pickBaseEnv, potDir, type NodeContext } from "./pot-runtime";
+import { RecordingShipper } from "./recordings";
 import { startRelay, type RelayHandle } from "./relay";
 import { Spool } from "./spool";
 import { Supervisor } from "./supervisor";
@@ -77,6 +80,16 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     });
     cleanups.push(() => spool.close());
 
+    let link: ReturnType<typeof startControlLink> | null = null;
+    const recordings = new RecordingShipper({
+      nodeId,
+      potDir: (potId) => join(dataDir, "pots", potId),
+      queueFile: join(dataDir, "recordings-queue.json"),
+      send: (kind, payload) => link?.send(kind, payload) ?? false,
+      logger: log.child({ component: "recordings" }),
+    });
+    cleanups.push(() => recordings.stop());
+
     const relay = bindOrExplain("relay_port", config.relay_host, config.relay_port, () =>
       startRelay({
         host: config.relay_host,
@@ -92,6 +105,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
           const pots = store.list();
           return pots.length === 1 ? pots[0]!.pot_id : null;
         },
+        onEvent: (potId, event) => recordings.onEvent(potId, event),
         logger: log.child({ component: "relay" }),
       }),
     );
@@ -118,7 +132,14 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       home: PACKAGE_ROOT,
       baseEnv: pickBaseEnv(process.env),
     };
-    let link: ReturnType<typeof startControlLink> | null = null;
+    const shipper = new FileShipper({
+      outboxes: () => store.list().map((r) => ({ potId: r.pot_id, dir: join(potDir(ctx, r.pot_id), OUTBOX) })),
+      send: (kind, payload) => link?.send(kind, payload) ?? false,
+      scanMs: config.file_scan_ms,
+      rateBytes: config.file_rate_bytes,
+      logger: log.child({ component: "files" }),
+    });
+    cleanups.push(() => shipper.stop());
     const supervisor = new Supervisor({
       store,
       ctx,
@@ -202,7 +223,11 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
           link!.send("PotStatusUpdate", { node_id: nodeId, pot_id: r.pot_id, pot_type: r.pot_type, status: s?.status ?? "Stopped", message: s?.message || null });
         }
         reportDrops();
+        recordings.registered();
+        shipper.kick();
       },
+      onRecordingAck: (ack) => recordings.onAck(ack),
+      onFileStatus: (status) => shipper.onStatus(status),
       onCommand: (cmd) => void commands.handle(cmd),
       onBadCommand: (bad) => commands.handleBad(bad),
     });
@@ -235,6 +260,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
           await restored.catch(() => {});
           shutdown.abort();
           await commands.settle();
+          await shipper.stop();
           await supervisor.stopAll();
           await control.stop();
           relay.stop();

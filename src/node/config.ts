@@ -33,6 +33,8 @@ export const NodeConfig = Type.Object({
   spool_segment_bytes: Type.Integer({ minimum: 256, default: 4 * 1024 * 1024, description: "Size of one spool file (the unit in which the oldest events are dropped)." }),
   forward_window: Type.Integer({ minimum: 1, default: 16_384, description: "Events sent to Core and not yet acknowledged, at most." }),
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message or event line accepted." }),
+  file_scan_ms: Ms("How often the node looks in its pots' outboxes for files to send to Core (artifacts; docs/artifacts.md).", 2_000, 10),
+  file_rate_bytes: Type.Integer({ minimum: 0, default: 0, description: "Bytes per second at most for files sent to Core (0: no limit); keeps a thin sensor uplink free for events." }),
   git_allow: Type.String({ default: "", description: "Comma-separated git URL prefixes InstallPot's git_url may name (default: none but the node's own catalogue). Compared after normalising both (scheme, user and host exact, `..` and escapes resolved) and at whole path segments; the normalised URL is what gets cloned." }),
   enrollment_token: Type.String({ default: "", description: "Core's node_enrollment_token, presented on the first registration only; Core then gives the node its TOTP secret." }),
   tls_ca: Type.String({ default: "", description: "PEM CA that signed Core's certificate: connect to Core over TLS and verify it." }),

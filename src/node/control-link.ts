@@ -6,10 +6,10 @@
  * registration (`onRegistered`), which also covers a Core that restarted and forgot them.
  */
 import { parseWithIds, stringify } from "../protocol/json";
-import { decodeEnvelope, envelope, type MessageKind, type NodeCommand, type Payload } from "../protocol/messages";
+import { decodeEnvelope, envelope, type FileStatus, type MessageKind, type NodeCommand, type Payload, type SessionRecordingAck } from "../protocol/messages";
 import { startReconnecting, type LineConnection, type PeerOptions } from "./reconnect";
 
-const FROM_CORE = new Set(["RegistrationAck", "NodeCommand", "Error"]);
+const FROM_CORE = new Set(["RegistrationAck", "NodeCommand", "SessionRecordingAck", "FileStatus", "Error"]);
 
 export interface BadCommand {
   commandId: string | null;
@@ -31,6 +31,10 @@ export interface ControlLinkOptions extends PeerOptions {
   onRegistered(): void;
   onCommand(command: NodeCommand): void;
   onBadCommand(bad: BadCommand): void;
+  /** Core's answer to a session recording (src/node/recordings.ts). */
+  onRecordingAck?(ack: SessionRecordingAck): void;
+  /** Core's answers about files the node sends (docs/protocol.md#file-transfer). */
+  onFileStatus?(status: FileStatus): void;
   /** Proof of identity for NodeRegistration, and where the TOTP secret Core sends goes. */
   credentials?: { registration(): Record<string, string>; accept(totpKey: string | undefined): void };
 }
@@ -111,6 +115,12 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
         opts.onCommand(cmd);
         return;
       }
+      case "SessionRecordingAck":
+        opts.onRecordingAck?.(msg.payload);
+        return;
+      case "FileStatus":
+        if (registeredOn === conn) opts.onFileStatus?.(msg.payload);
+        return;
       case "Error":
         logger.warn({ code: msg.payload.code }, `Core reported an error: ${msg.payload.message}`);
         return;

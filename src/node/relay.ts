@@ -24,6 +24,8 @@ export interface RelayOptions {
   potType(potId: string): string | null;
   /** The pot an unnamed event belongs to when nothing else tells (the only installed pot). */
   onlyPot(): string | null;
+  /** Sees each accepted event of a known pot (the node ships session recordings from it). */
+  onEvent?(potId: string, event: Record<string, unknown>): void;
   logger: Logger;
 }
 
@@ -82,6 +84,7 @@ export function startRelay(opts: RelayOptions): RelayHandle {
     if (r.potId) {
       c.pot = r.potId;
       perPot.set(r.potId, (perPot.get(r.potId) ?? 0) + 1);
+      opts.onEvent?.(r.potId, r.value);
     }
     out.push(stringify(r.value));
   };

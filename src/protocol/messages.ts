@@ -59,6 +59,39 @@ export const CommandResult = Type.Object({
 });
 export type CommandResult = Static<typeof CommandResult>;
 
+// ---- File transfer (node -> Core, resumable; docs/protocol.md#file-transfer) -----------
+
+const Sha256 = Type.String({ pattern: "^[0-9a-f]{64}$", description: "SHA-256 of the whole file, lowercase hex." });
+
+/** A file the node holds, with what is known about where it came from; Core answers FileStatus. */
+export const FileOffer = Type.Object({
+  sha256: Sha256,
+  size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  kind: Type.String({ minLength: 1, maxLength: 32, pattern: "^[a-z][a-z0-9_]*$", description: "What the file is, which decides where Core keeps it: artifact (a download or an upload)." }),
+  /** One sighting of the file: unique per sighting, so an offer repeated after a reconnect counts once. */
+  sighting_id: Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._-]+$" }),
+  meta: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean(), Type.Null()]), { maxProperties: 32 })),
+});
+export type FileOffer = Static<typeof FileOffer>;
+
+/** Bytes of an offered file from `offset` (base64); sent only at the offset Core last named. */
+export const FileChunk = Type.Object({
+  sha256: Sha256,
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  data: Type.String({ maxLength: 1024 * 1024, contentEncoding: "base64" }),
+});
+export type FileChunk = Static<typeof FileChunk>;
+
+/** Core's answer to FileOffer and to each FileChunk: where to go on, or that it is done. */
+export const FileStatus = Type.Object({
+  sha256: Sha256,
+  offset: Type.Integer({ minimum: 0 }),
+  complete: Type.Boolean(),
+  /** Set when Core will not take the file (too_large, hash_mismatch, ...): the node stops offering it. */
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() })),
+});
+export type FileStatus = Static<typeof FileStatus>;
+
 /** PotEvent and PotLog are loosely shaped; the ingest normaliser owns their validation. */
 export const LooseObject = Type.Record(Type.String(), Type.Any());
 
@@ -155,6 +188,32 @@ export type NodeCommand = Static<typeof NodeCommand>;
 export const ProtocolErrorPayload = Type.Object({ code: Type.String(), message: Type.String() });
 export type ProtocolErrorPayload = Static<typeof ProtocolErrorPayload>;
 
+// ---- Session recordings (docs/protocol.md#sessionrecording) ---------------------------
+
+/** Largest terminal recording Core takes; the built-in cowrie stops recording well before. */
+export const MAX_RECORDING_BYTES = 4 * 1024 * 1024;
+/** Bytes of a recording per SessionRecording message at most (before base64). */
+export const RECORDING_CHUNK_BYTES = 192 * 1024;
+
+export const SessionRecording = Type.Object({
+  node_id: NodeId,
+  pot_id: PotId,
+  session: Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$", description: "The session id of the honeypot's events (Cowrie's `session`)." }),
+  sha256: Type.String({ pattern: "^[0-9a-f]{64}$", description: "SHA-256 of the whole recording, hex." }),
+  size: Type.Integer({ minimum: 1, maximum: MAX_RECORDING_BYTES, description: "Bytes of the whole recording." }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_RECORDING_BYTES, description: "Where this chunk starts; chunks come in order, the first at 0." }),
+  data: Type.String({ maxLength: Math.ceil(RECORDING_CHUNK_BYTES / 3) * 4, description: "The chunk, base64." }),
+});
+export type SessionRecording = Static<typeof SessionRecording>;
+
+export const SessionRecordingAck = Type.Object({
+  pot_id: PotId,
+  session: Type.String(),
+  ok: Type.Boolean({ description: "True: stored. False: refused for good (`message` says why); sending it again does not help." }),
+  message: Type.String(),
+});
+export type SessionRecordingAck = Static<typeof SessionRecordingAck>;
+
 // ---- Event socket and WebSocket ------------------------------------------------------
 
 export const EventStreamHello = Type.Object({
@@ -187,6 +246,11 @@ const PAYLOADS = {
   PotLog: LooseObject,
   NodeEvent: NodeEventPayload,
   CommandResult,
+  SessionRecording,
+  SessionRecordingAck,
+  FileOffer,
+  FileChunk,
+  FileStatus,
   NodeDrop: null,
   RegistrationAck,
   NodeCommand,

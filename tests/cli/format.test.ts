@@ -73,6 +73,8 @@ describe("events", () => {
       window_events: 9,
       ingest: { received: 13, committed: 12, rejected: 1, connections: 1, pending: 0, duplicates: 0, unreadable_timestamps: 0 },
       security: { auth_enabled: false, node_auth_enabled: false, tls: false, auth_failures: 0, forbidden: 0, node_auth_failures: 0, rate_limited: { api: 0, ws_commands: 0 }, connections_refused: { node: 0, events: 0, ws: 0 } },
+      outputs: [],
+      rules: { state: "idle" as const, position: 12, lag: 0, delivered: 0, failed: 0, dropped: 0, last_error: null, last_delivery_at: null, alerts: 0, suppressed: {} },
       top: { src_ips: [{ value: "203.0.113.7", count: 9 }], usernames: [{ value: "root", count: 4 }], passwords: [], event_types: [{ value: "cowrie.login.failed", count: 4 }] },
     };
     expect(statsText(stats).split("\n")).toEqual([
@@ -89,6 +91,35 @@ describe("events", () => {
       "cowrie.login.failed      4",
     ]);
   });
+});
+
+test("stats: outputs as a table, and the alerts raised, when there are any", () => {
+  const base = {
+    total_events: 3,
+    window: "24h",
+    window_start: "2026-11-21T13:00:00.000Z",
+    window_events: 3,
+    ingest: { received: 3, committed: 3, rejected: 0, connections: 0, pending: 0, duplicates: 0, unreadable_timestamps: 0 },
+    security: { auth_enabled: false, node_auth_enabled: false, tls: false, auth_failures: 0, forbidden: 0, node_auth_failures: 0, rate_limited: { api: 0, ws_commands: 0 }, connections_refused: { node: 0, events: 0, ws: 0 } },
+    top: { src_ips: [], usernames: [], passwords: [], event_types: [] },
+  };
+  const reader = { position: 3, dropped: 0, last_delivery_at: null };
+  const text = statsText({
+    ...base,
+    outputs: [
+      { name: "siem", type: "syslog", origin: "config", state: "retrying", lag: 2, delivered: 1, failed: 4, last_error: "connect ECONNREFUSED 127.0.0.1:514", ...reader },
+      { name: "ecs", type: "file", origin: "api", state: "idle", lag: 0, delivered: 3, failed: 0, last_error: null, ...reader },
+    ],
+    rules: { state: "idle", lag: 0, delivered: 3, failed: 0, alerts: 2, suppressed: {}, last_error: null, ...reader },
+  });
+  expect(text.split("\n").slice(2)).toEqual([
+    "",
+    "OUTPUT         STATE     LAG  DELIVERED  FAILED  LAST ERROR",
+    "siem (syslog)  retrying    2          1       4  connect ECONNREFUSED 127.0.0.1:514",
+    "ecs (file)     idle        0          3       0",
+    "",
+    "Alerts raised since Core started: 2",
+  ]);
 });
 
 describe("waiting for a command's pot", () => {

@@ -233,12 +233,12 @@ describe("a node's text is escaped on every output path", () => {
 
     const start = cli(["start", String(BIG_ID), "ssh-01"], core);
     let sent = await node.nextKind("NodeCommand");
-    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Starting", message: evil });
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Installing", message: evil });
     node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Running", message: evil });
     node.send("CommandResult", { command_id: sent.command_id, node_id: BIG_ID, ok: true, message: evil });
     const ok = await start;
     expect(ok.code).toBe(0);
-    expect(lines(ok.stderr)).toEqual([`DeployPot ssh-01: sent to node ${label}, command ${sent.command_id}`, `  ssh-01: Starting (${shown})`]);
+    expect(lines(ok.stderr)).toEqual([`DeployPot ssh-01: sent to node ${label}, command ${sent.command_id}`, `  ssh-01: Installing (${shown})`]);
     expect(ok.stdout).toBe(`ssh-01 is Running on node ${label}: ${shown}\n`);
 
     const stop = cli(["stop", String(BIG_ID), "ssh-01"], core);

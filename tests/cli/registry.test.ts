@@ -29,7 +29,7 @@ describe("nodes, node show, pots", () => {
     // The id is written with all its digits: it never passed through a double.
     expect((await cli(["nodes", "--json"], core)).stdout).toContain(`"node_id":${BIG_ID}`);
 
-    const detail = { node_id: BIG_ID, node_name: "sensor-1", status: "Running", node_type: "Full", address: "127.0.0.1", port: 0, honeypots: [{ pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] };
+    const detail = { node_id: BIG_ID, node_name: "sensor-1", status: "Running", node_type: "Full", address: "127.0.0.1", port: 0, last_seen: expect.any(String), honeypots: [{ pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] };
     for (const ref of [String(BIG_ID), "sensor-1"]) {
       expect((await cli(["node", "show", ref, "--json"], core)).json).toEqual(detail);
       const shown = await cli(["node", "show", ref], core);

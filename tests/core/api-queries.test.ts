@@ -116,10 +116,14 @@ describe("OpenAPI error examples", () => {
       ["/api/v1/commands", "/api/v1/commands?limit=1000"],
       ["/api/v1/stats", "/api/v1/stats?window=soon"],
       ["/api/v1/catalogue", "/api/v1/catalogue?kind=cowrie"],
+      ["/api/v1/artifacts", "/api/v1/artifacts?sesion=x"],
+      ["/api/v1/artifacts/{sha256}", "/api/v1/artifacts/x"],
+      ["/api/v1/artifacts/{sha256}/download", "/api/v1/artifacts/5d41402abc4b2a76b9719d911017c592ae0e7c3b6a8f1d2e0c9b8a7f6e5d4c3b/download?encryption=des"],
     ]) {
       expect({ path, error: (await getJson(core.api + request!)).body.error }).toEqual({ path, error: example(path!) });
     }
     expect(example("/api/v1/events/{id}", "404")).toEqual((await getJson(`${core.api}/api/v1/events/1042`)).body.error);
+    expect(example("/api/v1/artifacts/{sha256}", "404")).toEqual((await getJson(`${core.api}/api/v1/artifacts/5d41402abc4b2a76b9719d911017c592ae0e7c3b6a8f1d2e0c9b8a7f6e5d4c3b`)).body.error);
     const messages = Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops).map((op) => op.responses["400"]?.content["application/json"].example.error.message)).filter(Boolean);
     expect(new Set(messages).size).toBe(messages.length);
   });

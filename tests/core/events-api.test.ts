@@ -74,6 +74,42 @@ describe("GET /api/v1/events", () => {
     expect(seen.every((id) => id <= firstPageTop)).toBe(true);
   });
 
+  test("a page is written as the events are one by one, whatever the honeypot's spacing, escapes, repeated keys and number forms", async () => {
+    await using core = await startTestCore();
+    // Data is stored as the honeypot wrote it; the page must still show it as the API always has.
+    const lines = [
+      `{ "eventid" : "cowrie.login.failed" , "node_id" : ${BIG_ID}, "pot_id":"a", "src_ip":"10.0.0.1", "username" : "root" , "n" : 1.0, "e": 1e3, "z": -0 }`,
+      `{"eventid":"cowrie.command.input","pot_id":"a","input":"caf\\u00e9 \\"q\\" \\ud83d\\udc1d","k":1,"k":2,"nested":{"node_id":18446744073709551557,"list":[1,"x",null,true]}}`,
+      `{"eventid":"honnypotter.login.failed","pot_type":"honnypotter","node_id":7,"pot_id":"wp","timestamp":1763600000.5,"src_ip":null,"empty":{},"arr":[]}`,
+      stringify({ eventid: "cowrie.session.connect", node_id: BIG_ID, pot_id: "b", src_ip: "2001:db8::1", message: "line\nbreak\ttab </script>" }),
+    ];
+    await ingest(core, lines);
+    for (const query of ["", "limit=2", "limit=2&cursor=3", "pot_id=a", "src_ip=10.0.0.1"]) {
+      const page = await getJson(`${core.api}/api/v1/events?${query}`);
+      expect(page.status).toBe(200);
+      const singles = await Promise.all((page.body.events as { id: number }[]).map(async (e) => (await getJson(`${core.api}/api/v1/events/${e.id}`)).text));
+      const cursor = page.body.next_cursor === null ? "null" : JSON.stringify(page.body.next_cursor);
+      expect({ query, text: page.text }).toEqual({ query, text: `{"events":[${singles.join(",")}],"next_cursor":${cursor}}` });
+    }
+    expect((await getJson(`${core.api}/api/v1/events`)).body.events.map((e: { event_type: string }) => e.event_type)).toEqual(["cowrie.session.connect", "honnypotter.login.failed", "cowrie.command.input", "cowrie.login.failed"]);
+  });
+
+  test("a page answered again while nothing was committed is the same; a commit shows at once", async () => {
+    await using core = await startTestCore();
+    const ev = (pot: string) => stringify({ eventid: "cowrie.login.failed", node_id: BIG_ID, pot_id: pot, src_ip: "10.0.0.1" });
+    await ingest(core, [ev("a"), ev("b")]);
+    const first = await getJson(`${core.api}/api/v1/events?limit=10`);
+    expect((await getJson(`${core.api}/api/v1/events?limit=10`)).text).toBe(first.text);
+    expect(first.body.events.map((e: { pot_id: string }) => e.pot_id)).toEqual(["b", "a"]);
+    await ingest(core, [ev("c")]);
+    expect((await getJson(`${core.api}/api/v1/events?limit=10`)).body.events.map((e: { pot_id: string }) => e.pot_id)).toEqual(["c", "b", "a"]);
+    expect((await getJson(`${core.api}/api/v1/events?pot_id=c`)).body.events.map((e: { pot_id: string }) => e.pot_id)).toEqual(["c"]);
+    await ingest(core, [ev("c")]);
+    expect((await getJson(`${core.api}/api/v1/events?pot_id=c`)).body.events.map((e: { id: number }) => e.id)).toEqual([4, 3]);
+    // A refused query is refused every time, not remembered as a page.
+    for (let i = 0; i < 2; i++) expect((await getJson(`${core.api}/api/v1/events?limit=0`)).status).toBe(400);
+  });
+
   test("limits and bad parameters are 400 with the error shape", async () => {
     await using core = await startTestCore();
     for (const q of ["limit=0", "limit=1001", "node_id=-1", "node_id=abc", "since=yesterday", "until=soon", "cursor=abc"]) {

@@ -38,6 +38,7 @@ describe("node control channel", () => {
       node_type: "Full",
       address: "127.0.0.1",
       port: 0,
+      last_seen: expect.any(String),
       honeypots: [
         { pot_id: "ssh-1", pot_type: "cowrie", status: "Running" },
         { pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" },
@@ -56,7 +57,7 @@ describe("node control channel", () => {
     using claimed = await LineClient.connect(core.ports.node);
     claimed.send("NodeRegistration", registration());
     expect(await claimed.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
-    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body).toEqual({ node_id: 7n, node_name: "a", status: "Connected", node_type: "Agent", address: "10.0.0.5", port: 9001, honeypots: [] });
+    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body).toEqual({ node_id: 7n, node_name: "a", status: "Connected", node_type: "Agent", address: "10.0.0.5", port: 9001, last_seen: expect.any(String), honeypots: [] });
     using bare = await LineClient.connect(core.ports.node);
     bare.send("NodeRegistration", { node_id: 8n, node_name: "b", node_type: "Full" });
     expect(await bare.nextKind("RegistrationAck")).toMatchObject({ accepted: true });

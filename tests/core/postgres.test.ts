@@ -47,7 +47,7 @@ async function honeybeeCore(db: string) {
         while (!(await reader.read()).done);
       })();
       const started = JSON.parse(line);
-      return { proc, started, ports: started.ports as { node: number; api: number; ws: number; event: number }, api: `http://127.0.0.1:${started.ports.api}` };
+      return { proc, started, log: text, ports: started.ports as { node: number; api: number; ws: number; event: number }, api: `http://127.0.0.1:${started.ports.api}` };
     }
   }
 }
@@ -107,6 +107,41 @@ test("a command still open when Core restarts is closed by the node's result aft
     node.send("CommandResult", { command_id: commandId, node_id: BIG_ID, ok: true, message: "ssh-01 is Running" });
     await seen.promise;
     expect((await getJson(`${core.api}/api/v1/commands/${commandId}`)).body).toMatchObject({ command_id: commandId, status: "succeeded", message: "ssh-01 is Running" });
+  } finally {
+    await db.drop();
+  }
+});
+
+test("on PostgreSQL the features that need SQLite are not started: one line at start names them, their routes answer 501 not_implemented", async () => {
+  const db = await scratchDatabase("honeybee_test");
+  try {
+    const core = await honeybeeCore(db.url);
+    try {
+      const line = core.log.split("\n").find((l) => l.includes("not available on PostgreSQL yet"));
+      expect(JSON.parse(line ?? "{}").msg).toBe("not available on PostgreSQL yet: outputs and alert rules, sessions, artifacts, indicators, timeline, GeoIP enrichment (docs/scale-out.md)");
+      const answers = [];
+      for (const path of ["/api/v1/outputs", "/api/v1/rules/brute-force", "/api/v1/sessions", "/api/v1/artifacts", "/api/v1/indicators", "/api/v1/blocklist", "/api/v1/stats/timeline", "/api/v1/events?country=CN"]) {
+        const res = await getJson(`${core.api}${path}`);
+        answers.push([path, res.status, res.body.error?.code]);
+      }
+      expect(answers).toEqual([
+        ["/api/v1/outputs", 501, "not_implemented"],
+        ["/api/v1/rules/brute-force", 501, "not_implemented"],
+        ["/api/v1/sessions", 501, "not_implemented"],
+        ["/api/v1/artifacts", 501, "not_implemented"],
+        ["/api/v1/indicators", 501, "not_implemented"],
+        ["/api/v1/blocklist", 501, "not_implemented"],
+        ["/api/v1/stats/timeline", 501, "not_implemented"],
+        ["/api/v1/events?country=CN", 501, "not_implemented"],
+      ]);
+      expect((await getJson(`${core.api}/api/v1/outputs`)).body.error.message).toBe("outputs and alert rules: not available on PostgreSQL yet (docs/scale-out.md)");
+      // What PostgreSQL has keeps working beside them.
+      const stats = await getJson(`${core.api}/api/v1/stats`);
+      expect([stats.status, stats.body.total_events, stats.body.top.countries, stats.body.outputs]).toEqual([200, 0, undefined, []]);
+    } finally {
+      core.proc.kill("SIGTERM");
+      await core.proc.exited;
+    }
   } finally {
     await db.drop();
   }

@@ -106,6 +106,7 @@ describe("process lifecycle", () => {
       node_type: "Full",
       address: "127.0.0.1",
       port: 0,
+      last_seen: expect.any(String),
       honeypots: [{ pot_id: "ssh-1", pot_type: "cowrie", status: "Running" }],
     });
     using again = await registerNode(core);

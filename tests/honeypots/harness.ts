@@ -98,9 +98,13 @@ export class Relay {
   }
 }
 
-export interface Pot {
+/** The listeners each kind names in its ready line. */
+const PORT_NAMES = { cowrie: ["ssh", "telnet"], honnypotter: ["http"] } as const;
+type Kind = keyof typeof PORT_NAMES;
+
+export interface Pot<K extends Kind> {
   dir: string;
-  ports: Record<string, number>;
+  ports: Record<(typeof PORT_NAMES)[K][number], number>;
   proc: Subprocess<"ignore", "pipe", "pipe">;
   /** Events as written to `<log_path>/<kind>.json`. */
   fileLines(): string[];
@@ -109,7 +113,7 @@ export interface Pot {
 }
 
 /** Starts `src/honeypots/<kind>/main.ts` the way the node does: cwd = pot dir, config file + env. */
-export async function startPot(kind: "cowrie" | "honnypotter", config: Record<string, string>, relay: Relay | null, dir?: string): Promise<Pot> {
+export async function startPot<K extends Kind>(kind: K, config: Record<string, string>, relay: Relay | null, dir?: string): Promise<Pot<K>> {
   const potDir = dir ?? mkdtempSync(join(tmpdir(), `honeybee-${kind}-`));
   // node_id as a bare JSON integer literal above 2^53, the form most likely to lose digits.
   const file = { ...config, pot_id: `${kind}-test`, pot_type: kind, event_host: "127.0.0.1", event_port: relay ? String(relay.port) : "" };
@@ -132,6 +136,9 @@ export async function startPot(kind: "cowrie" | "honnypotter", config: Record<st
   }
   reader.releaseLock();
   const ready = JSON.parse(out.slice(0, out.indexOf("\n")));
+  for (const name of PORT_NAMES[kind]) {
+    if (typeof ready.ports?.[name] !== "number") throw new Error(`${kind}'s ready line has no ${name} port: ${out}`);
+  }
   const logFile = join(potDir, config.log_path ?? "log", `${kind}.json`);
   return {
     dir: potDir,

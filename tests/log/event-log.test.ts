@@ -50,7 +50,8 @@ test("escaping changes nothing in clean data, and leaves no raw control in data 
   line(e, clean, 0, clean.length, true);
   line(e, dirty, 0, dirty.length, true);
   await new Promise((resolve) => setImmediate(resolve));
-  const [plain, escaped, fromDirty] = chunks.join("").split("\n");
+  // The lines may fall on two sides of a millisecond: compared without their time.
+  const [plain, escaped, fromDirty] = chunks.join("").split("\n").map((l) => l.replace(/"time":"[^"]*"/, '"time":""'));
   expect(escaped).toBe(plain!);
   for (const l of [plain!, fromDirty!]) expect(l).not.toMatch(CONTROLS);
   expect(JSON.parse(fromDirty!).event).toMatchObject({ pot_id: "p\u2028", event_type: "x\u0085", src_ip: "1.2.3.4\u2029", data: { a: "x\u2028y\u2029z\u0085\u009b\u007f", b: 1 } });

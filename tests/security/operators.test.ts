@@ -115,7 +115,7 @@ describe("WebSocket with API tokens", () => {
 
 describe("rate and connection limits", () => {
   test("REST requests past the limit get 429 with Retry-After", async () => {
-    await using core = await startTestCore({ api_rate_per_minute: 60 });
+    await using core = await startTestCore({ api_rate_per_minute: 60, api_rate_limit_loopback: true });
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 15; i++) {
@@ -127,6 +127,41 @@ describe("rate and connection limits", () => {
     expect(statuses.slice(10)).toEqual(Array(5).fill(429));
     expect(Number(retryAfter)).toBeGreaterThan(0);
     expect(core.security.stats().rate_limited.api).toBe(5);
+  });
+
+  test("a local client making 500 rapid requests to /health and to /api/v1/stats never gets 429; with loopback counted, the limit holds but /health is spared", async () => {
+    // Bursts of concurrent requests, as a console polling several panels or a health checker does.
+    const burst = async (api: string, path: string, n = 500, parallel = 25) => {
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < n; i += parallel) {
+        const batch = await Promise.all(Array.from({ length: Math.min(parallel, n - i) }, () => fetch(api + path).then(async (r) => (await r.arrayBuffer(), r.status))));
+        for (const s of batch) statuses.set(s, (statuses.get(s) ?? 0) + 1);
+      }
+      return Object.fromEntries(statuses);
+    };
+    // 6 a minute: a burst of 1, then one every 10 s, far below what each path gets here.
+    {
+      await using core = await startTestCore({ api_rate_per_minute: 6 });
+      expect(core.config.api_rate_limit_loopback).toBe(false);
+      expect({ health: await burst(core.api, "/health"), stats: await burst(core.api, "/api/v1/stats") }).toEqual({ health: { 200: 500 }, stats: { 200: 500 } });
+      expect(core.security.stats().rate_limited.api).toBe(0);
+    }
+    {
+      await using core = await startTestCore({ api_rate_per_minute: 6, api_rate_limit_loopback: true });
+      const stats = await burst(core.api, "/api/v1/stats");
+      expect(stats[200]).toBeGreaterThanOrEqual(1);
+      expect(stats[429]).toBeGreaterThan(0);
+      expect(stats[200]! + stats[429]!).toBe(500);
+      // The address is out of budget now; /health is still answered.
+      expect(await burst(core.api, "/health")).toEqual({ 200: 500 });
+      expect((await getJson(`${core.api}/api/v1/nodes`)).status).toBe(429);
+    }
+    {
+      // Bound to every address, an IPv4 loopback client arrives as ::ffff:127.0.0.1: still local.
+      await using core = await startTestCore({ host: "::", insecure: true, api_rate_per_minute: 6 });
+      expect(await burst(`http://127.0.0.1:${core.ports.api}`, "/api/v1/stats", 50)).toEqual({ 200: 50 });
+      expect(await burst(`http://[::1]:${core.ports.api}`, "/api/v1/stats", 50)).toEqual({ 200: 50 });
+    }
   });
 
   test("WebSocket commands past the limit are refused with rate_limited", async () => {

@@ -10,10 +10,13 @@ import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { stringify } from "../../protocol/json";
 
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
 export function cachedJson<T>(schema: TSchema, version: () => number, build: () => T): () => Response {
   const check = TypeCompiler.Compile(schema);
   let at = -1;
-  let body = "";
+  // Encoded once: a string body would be encoded to UTF-8 again for every response.
+  let body: Uint8Array = new Uint8Array(0);
   return () => {
     const v = version();
     if (v !== at) {
@@ -22,9 +25,9 @@ export function cachedJson<T>(schema: TSchema, version: () => number, build: () 
         const e = check.Errors(value).First();
         throw new Error(`response does not match its schema at ${e?.path}: ${e?.message}`);
       }
-      body = stringify(value);
+      body = new TextEncoder().encode(stringify(value));
       at = v;
     }
-    return new Response(body, { headers: { "content-type": "application/json; charset=utf-8" } });
+    return new Response(body, { headers: JSON_HEADERS });
   };
 }

@@ -3,16 +3,18 @@
  * (stats.ts), so the app wiring needs one plugin for the event pipeline's REST side.
  */
 import { Elysia, t } from "elysia";
-import type { EventFilter, EventRow } from "../../db/event-store";
+import type { Db } from "../../db";
+import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-store";
 import type { EventReader } from "../../db/stores";
-import { toU64 } from "../../protocol/json";
+import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
+import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
-import { badRequest, errorResponses, notFound } from "./errors";
+import { badRequest, errorResponses, notFound, notImplemented } from "./errors";
 import { noQuery, queryParams } from "./query";
-import { statsApi, type Stats } from "./stats";
+import { statsApi, type OutputsStats, type Stats } from "./stats";
 
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
@@ -25,10 +27,23 @@ const exampleEvent = {
   event_type: "cowrie.login.failed",
   timestamp: "2026-11-22T01:07:42.010Z",
   src_ip: "203.0.113.7",
+  geo: { country: "CN", asn: 4134, as_org: "Chinanet" },
   data: { session: "61cb4b9d22c9", username: "admin", password: "wrongpw", protocol: "ssh", message: "login attempt [admin/wrongpw] failed" },
 };
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
+
+export const GeoRecord = t.Object(
+  {
+    country: nullable(t.String({ description: "ISO 3166-1 alpha-2 country code." })),
+    asn: nullable(t.Integer({ minimum: 0, description: "Autonomous system number." })),
+    as_org: nullable(t.String({ description: "The autonomous system's organisation." })),
+  },
+  {
+    description:
+      "Where the source address is, from offline data: DB-IP Lite and RouteViews/NRO/DB-IP IP-to-ASN by default, or the operator's MaxMind files (`geoip_db`, `asn_db`); see the stats' `geo_attribution`. A field is null where the data does not know it; `geo` is absent when the event has no source address or the data knows nothing of it (private, reserved and documentation ranges such as 10.0.0.0/8 or 203.0.113.0/24).",
+  },
+);
 
 export const EventRecord = t.Object(
   {
@@ -39,6 +54,7 @@ export const EventRecord = t.Object(
     event_type: t.String({ description: "Event type, e.g. `cowrie.login.failed` (also when a node sent it as a PotLog); `log.<type>` for a PotLog of a process's output (`log.stderr`), `node.<event>` for NodeEvent." }),
     timestamp: t.String({ description: "Event time, ISO 8601 UTC (the receive time when the event had none)." }),
     src_ip: nullable(t.String({ description: "Attacker's address." })),
+    geo: t.Optional(GeoRecord),
     data: t.Record(t.String(), t.Any(), { description: "Every field of the event that is not one of the columns above." }),
   },
   { example: exampleEvent },
@@ -60,6 +76,8 @@ const EventQuery = queryParams(
     pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
     event_type: Type.Optional(Type.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
     src_ip: Type.Optional(Type.String({ description: "Only events from this source address.", example: "203.0.113.7" })),
+    country: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2}$", description: "Only events from addresses in this country (ISO 3166-1 alpha-2 code, as in `geo.country`).", example: "CN" })),
+    asn: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: "Only events from addresses in this autonomous system (as in `geo.asn`).", example: 4134 })),
     since: Type.Optional(Type.String({ description: `Events at or after this time: ${TIME_FORMS} (before now), as the CLI's --since.`, example: "2026-11-21T00:00:00Z" })),
     until: Type.Optional(Type.String({ description: "Events before this time, in the same forms as `since`.", example: "2026-11-22T00:00:00Z" })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: DEFAULT_PAGE, description: `Page size (1-${MAX_PAGE}).`, example: 100 })),
@@ -67,42 +85,135 @@ const EventQuery = queryParams(
   }),
 );
 
-function timeParam(name: string, raw: string | undefined): number | undefined {
+export function timeParam(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const ms = parseTimeArg(raw);
   if (ms === null) throw badRequest(`query parameter ${name} must be ${TIME_FORMS}; got ${JSON.stringify(raw)}`);
   return ms;
 }
 
-export function toEventRecord(r: EventRow): EventRecord {
-  return { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
+export function toEventRecord(r: EventRow, geo?: GeoLookup | null): EventRecord {
+  const rec: EventRecord = { id: r.id, node_id: r.node_id, pot_id: r.pot_id, pot_type: r.pot_type, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), src_ip: r.src_ip, data: r.data };
+  // Looked up at read time (cached per address), like the live feed: the same data the
+  // country/ASN filter and counters were built from.
+  if (geo && r.src_ip) {
+    const g = geo.known(r.src_ip);
+    if (g) rec.geo = g;
+  }
+  return rec;
 }
 
-export const eventsApi = (deps: { events: EventReader; ingest: Ingest; security: () => Stats["security"] }) => {
+const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
+
+/** An event's `geo` member, as toEventRecord adds it: only when the data knows the address. */
+function geoJson(geo: GeoLookup | null, ip: string | null): string {
+  const g = geo && ip ? geo.known(ip) : null;
+  return g ? `,"geo":${JSON.stringify(g)}` : "";
+}
+
+/**
+ * A page as JSON text, written from the rows as stored: the same text as `stringify` of the
+ * EventPage of toEventRecord, without building the records or running a replacer over every
+ * value (most of a page's cost). `data` is parsed and written again, not copied: stored as the
+ * honeypot sent it, it may hold spaces, escapes or a repeated key that the API never shows.
+ */
+export function eventPageJson(page: { events: StoredEvent[]; nextCursor: number | null }, geo: GeoLookup | null = null): string {
+  let out = '{"events":[';
+  for (let i = 0; i < page.events.length; i++) {
+    const r = page.events[i]!;
+    // Exact u64 node ids nested in data need the exact parser and writer; everything else the native ones.
+    const data = r.data.includes('"node_id"') ? stringify(parseWithIds(r.data)) : JSON.stringify(JSON.parse(r.data));
+    out +=
+      (i === 0 ? "" : ",") +
+      `{"id":${r.id},"node_id":${r.nodeId === null ? "null" : BigInt(r.nodeId).toString()},"pot_id":${str(r.potId)},"pot_type":${str(r.potType)},` +
+      `"event_type":${JSON.stringify(r.eventType)},"timestamp":"${new Date(r.ts).toISOString()}","src_ip":${str(r.srcIp)},"data":${data}${geoJson(geo, r.srcIp)}}`;
+  }
+  return out + `],"next_cursor":${page.nextCursor === null ? "null" : `"${page.nextCursor}"`}}`;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+/** Pages kept per version of the stored events: the latest page and a few filters dashboards poll. */
+const KEPT_PAGES = 32;
+
+/**
+ * GET /api/v1/events as a function of the request, for the plugin's route and for createApi's
+ * direct routes. A page is the same until the stored events change (`version`): consoles
+ * polling the latest page between two commits get the bytes of the first one's answer. Pages
+ * with `since` or `until` are not kept: `1h` moves with the clock.
+ */
+export function eventList(queries: EventQueries, version: () => number, deps: { ingest: Ingest; geo: GeoLookup | null }): (request: Request) => Response | Promise<Response> {
+  const pages = new Map<string, Uint8Array>();
+  let at = -1;
+  return (request) => {
+    const url = request.url;
+    const q = url.indexOf("?");
+    const key = q < 0 ? "" : url.slice(q + 1);
+    const v = version();
+    if (v !== at) {
+      pages.clear();
+      at = v;
+    }
+    const kept = pages.get(key);
+    if (kept !== undefined) return new Response(kept, { headers: JSON_HEADERS });
+    const query = EventQuery.parse(url);
+    const filter = eventFilter(query);
+    const answer = () => {
+      const page = queries.listStored(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
+      const body = new TextEncoder().encode(eventPageJson(page, deps.geo));
+      if (query.since === undefined && query.until === undefined && pages.size < KEPT_PAGES) pages.set(key, body);
+      return new Response(body, { headers: JSON_HEADERS });
+    };
+    // The address table is written with the counters: have every committed event's address in it.
+    if (filter.country !== undefined || filter.asn !== undefined) return deps.ingest.countsSettled().then(answer);
+    return answer();
+  };
+}
+
+function eventFilter(query: ReturnType<typeof EventQuery.parse>): EventFilter {
+  const filter: EventFilter = {
+    potId: query.pot_id,
+    potType: query.pot_type,
+    eventType: query.event_type,
+    srcIp: query.src_ip,
+    since: timeParam("since", query.since),
+    until: timeParam("until", query.until),
+    country: query.country?.toUpperCase(),
+    asn: query.asn,
+  };
+  if (query.node_id !== undefined) {
+    const id = toU64(query.node_id);
+    if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
+    filter.nodeId = id;
+  }
+  return filter;
+}
+
+/**
+ * GET /api/v1/events on PostgreSQL (docs/scale-out.md): the page from the store's queries,
+ * no page cache. The address table the country/ASN filters need is SQLite's alone so far.
+ */
+export function pgEventList(events: EventReader): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const query = EventQuery.parse(request.url);
+    const filter = eventFilter(query);
+    if (filter.country !== undefined || filter.asn !== undefined) throw notImplemented("the country and asn filters are not available on PostgreSQL yet (docs/scale-out.md)");
+    const page = await events.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
+    const body = stringify({ events: page.events.map((r) => toEventRecord(r)), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) });
+    return new Response(body, { headers: JSON_HEADERS });
+  };
+}
+
+/** `db` is the SQLite database, null on PostgreSQL (where `events` reads and GeoIP is off). */
+export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats }) => {
   const queries = deps.events;
+  const list = deps.list ?? (deps.db ? eventList(new EventQueries(deps.db), () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo }) : pgEventList(deps.events));
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
-      async ({ request }) => {
-        const query = EventQuery.parse(request.url);
-        const filter: EventFilter = {
-          potId: query.pot_id,
-          potType: query.pot_type,
-          eventType: query.event_type,
-          srcIp: query.src_ip,
-          since: timeParam("since", query.since),
-          until: timeParam("until", query.until),
-        };
-        if (query.node_id !== undefined) {
-          const id = toU64(query.node_id);
-          if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
-          filter.nodeId = id;
-        }
-        const page = await queries.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
-        return { events: page.events.map(toEventRecord), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
-      },
+      ({ request }) => list(request),
       {
-        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, since, until, limit, cursor'] }) },
+        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, country, asn, since, until, limit, cursor'] }) },
         detail: {
           parameters: EventQuery.parameters,
           tags: ["Events"],
@@ -121,7 +232,7 @@ export const eventsApi = (deps: { events: EventReader; ingest: Ingest; security:
         const id = Number(params.id);
         const row = Number.isSafeInteger(id) ? await queries.get(id) : null;
         if (!row) throw notFound(`event ${params.id} does not exist`);
-        return toEventRecord(row);
+        return toEventRecord(row, deps.geo);
       },
       {
         params: t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Event id.", example: "1042" }) }),
@@ -129,5 +240,5 @@ export const eventsApi = (deps: { events: EventReader; ingest: Ingest; security:
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security }));
+    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, outputs: deps.outputs, geo: deps.geo, db: deps.db }));
 };

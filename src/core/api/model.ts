@@ -34,6 +34,7 @@ export const NodeDetail = t.Composite(
       }),
       // TypeBox's integer: Elysia's t.Integer also takes numeric strings, which a response never has.
       port: t.Union([Type.Integer({ minimum: 0, maximum: 65535 }), t.Null()], { description: "The port the node gave in its NodeRegistration; null when it gave none.", example: 9001 }),
+      last_seen: t.String({ format: "date-time", description: "When Core last heard from the node (any message: heartbeat, status, event)." }),
       honeypots: t.Array(HoneypotInNode),
     }),
   ],
@@ -45,6 +46,7 @@ export const NodeDetail = t.Composite(
       node_type: "Full",
       address: "10.0.0.5",
       port: 9001,
+      last_seen: "2026-11-22T01:07:42.010Z",
       honeypots: [{ pot_id: "cowrie-01", pot_type: "cowrie", status: "Running" }],
     },
   },

@@ -16,21 +16,34 @@ export function parseNodeId(raw: string): bigint {
   return id;
 }
 
-export const nodesApi = (registry: Registry) => {
+/** The registry's two lists, rebuilt when it changes; createApi serves them straight from Bun's router too. */
+export function registryLists(registry: Registry): { "/api/v1/nodes": (request: Request) => Response; "/api/v1/honeypots": (request: Request) => Response } {
   const version = () => registry.version;
-  const nodeList = cachedJson(NodeList, version, () => ({
+  const nodes = cachedJson(NodeList, version, () => ({
     nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
   }));
-  const potList = cachedJson(HoneypotList, version, () => ({
+  const pots = cachedJson(HoneypotList, version, () => ({
     honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
   }));
+  return {
+    "/api/v1/nodes": (request) => {
+      noQuery(request.url);
+      return nodes();
+    },
+    "/api/v1/honeypots": (request) => {
+      noQuery(request.url);
+      return pots();
+    },
+  };
+}
+
+export const nodesApi = (registry: Registry, lists = registryLists(registry)) => {
+  const nodeList = lists["/api/v1/nodes"];
+  const potList = lists["/api/v1/honeypots"];
   return new Elysia({ name: "nodes", tags: ["Nodes"] })
     .get(
       "/api/v1/nodes",
-      ({ request }) => {
-        noQuery(request.url);
-        return nodeList();
-      },
+      ({ request }) => nodeList(request),
       {
         response: { 200: NodeList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "status"; it takes none'] }) },
         detail: { summary: "List all registered nodes", description: "Every node Core has seen, with its current status (`Unknown` while it is not connected)." },
@@ -50,6 +63,7 @@ export const nodesApi = (registry: Registry) => {
           node_type: n.node_type,
           address: n.address,
           port: n.port,
+          last_seen: new Date(n.last_seen).toISOString(),
           honeypots: registry.listPots(id).map((p) => ({ pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
         };
       },
@@ -61,10 +75,7 @@ export const nodesApi = (registry: Registry) => {
     )
     .get(
       "/api/v1/honeypots",
-      ({ request }) => {
-        noQuery(request.url);
-        return potList();
-      },
+      ({ request }) => potList(request),
       {
       response: { 200: HoneypotList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "node_id"; it takes none'] }) },
         detail: { tags: ["Honeypots"], summary: "List all honeypots across all nodes" },

@@ -17,6 +17,8 @@ export interface QueryParams<T extends TObject> {
   parse(url: string): Static<T>;
 }
 
+const EMPTY = Object.freeze({});
+
 export function queryParams<T extends TObject>(schema: T): QueryParams<T> {
   const props = schema.properties as Record<string, TSchema>;
   const names = Object.keys(props);
@@ -29,9 +31,10 @@ export function queryParams<T extends TObject>(schema: T): QueryParams<T> {
   return {
     parameters,
     parse(url) {
-      const out: Record<string, unknown> = {};
       const q = url.indexOf("?");
-      if (q < 0 || q === url.length - 1) return out as Static<T>;
+      // Most requests carry no query: they get one shared empty answer.
+      if (q < 0 || q === url.length - 1) return EMPTY as Static<T>;
+      const out: Record<string, unknown> = {};
       for (const [key, raw] of new URLSearchParams(url.slice(q + 1))) {
         const check = checks.get(key);
         if (!check) throw badRequest(`unknown query parameter ${JSON.stringify(key)}; ${takes}`);

@@ -6,12 +6,16 @@
  * event that `GET /api/v1/events` shows.
  */
 import { Elysia, t } from "elysia";
+import type { Db } from "../../db";
+import { asOrgs } from "../../db/address-store";
 import type { TopEntry } from "../../db/event-store";
 import type { EventReader } from "../../db/stores";
+import type { GeoLookup } from "../../geo";
 import type { Ingest } from "../ingest/types";
 import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
 import { queryParams } from "./query";
+import { OutputStatus, RulesStatus } from "./outputs";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
 const MAX_WINDOW_HOURS = 366 * 24;
@@ -50,12 +54,24 @@ export const Stats = t.Object(
       },
       { description: "What the security layer refused since Core started." },
     ),
+    outputs: t.Array(OutputStatus, { description: "Each output's position, lag and delivery counts (docs/outputs.md)." }),
+    rules: RulesStatus,
     top: t.Object({
       src_ips: TopList("source addresses", [{ value: "203.0.113.7", count: 5120 }]),
       usernames: TopList("usernames tried", [{ value: "root", count: 3311 }]),
       passwords: TopList("passwords tried", [{ value: "123456", count: 901 }]),
       event_types: TopList("event types", [{ value: "cowrie.login.failed", count: 48210 }]),
+      // Optional in the schema only so that the CLI reads an older Core; this Core always sends them.
+      countries: t.Optional(TopList("source countries (ISO 3166-1 alpha-2 codes of the source addresses)", [{ value: "CN", count: 20544 }])),
+      asns: t.Optional(t.Array(t.Object({ value: t.String({ description: "The ASN, as text like the other lists." }), as_org: t.Union([t.String(), t.Null()]), count: t.Integer({ minimum: 0 }) }), {
+        description: "Most frequent source autonomous systems in the window, most frequent first.",
+        example: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
+      })),
     }),
+    geo_attribution: t.Optional(t.Object(
+      { country: t.String(), asn: t.String() },
+      { description: "Where the countries and ASNs come from, with the credit their licences ask for (CC BY 4.0 for the shipped data)." },
+    )),
   },
   {
     example: {
@@ -74,11 +90,19 @@ export const Stats = t.Object(
         rate_limited: { api: 12, ws_commands: 0 },
         connections_refused: { node: 0, events: 0, ws: 0 },
       },
+      outputs: [{ name: "siem", type: "syslog", origin: "config", state: "idle", position: 10_482_113, lag: 0, delivered: 61_204, failed: 3, dropped: 0, last_error: null, last_delivery_at: "2026-11-23T04:10:00.000Z" }],
+      rules: { state: "idle", position: 10_482_113, lag: 0, delivered: 61_204, failed: 0, dropped: 0, last_error: null, last_delivery_at: "2026-11-23T04:10:00.000Z", alerts: 12, suppressed: { "successful-login": 40 } },
       top: {
         src_ips: [{ value: "203.0.113.7", count: 5120 }],
         usernames: [{ value: "root", count: 3311 }],
         passwords: [{ value: "123456", count: 901 }],
         event_types: [{ value: "cowrie.login.failed", count: 48210 }],
+        countries: [{ value: "CN", count: 20544 }],
+        asns: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
+      },
+      geo_attribution: {
+        country: "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0",
+        asn: "IP to ASN: RouteViews (https://www.routeviews.org), NRO (https://www.nro.net) and DB-IP (https://db-ip.com), CC BY 4.0, via ip-location-db",
       },
     },
   },
@@ -100,7 +124,24 @@ export function parseWindow(raw: string): number {
   return hours * 3_600_000;
 }
 
-export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security: () => Stats["security"] }) =>
+const NO_RULES: Stats["rules"] = { state: "stopped", position: 0, lag: 0, delivered: 0, failed: 0, dropped: 0, last_error: null, last_delivery_at: null, alerts: 0, suppressed: {} };
+
+export interface OutputsStats {
+  outputs: () => Stats["outputs"];
+  rules: () => Stats["rules"];
+}
+
+
+function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
+  const orgs = asOrgs(
+    db,
+    top.map((e) => Number(e.value)),
+  );
+  return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
+}
+
+/** `db` is null on PostgreSQL, which keeps no GeoIP counters yet: no countries or ASNs then. */
+export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db | null; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -117,12 +158,22 @@ export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security:
         window_events: s.windowEvents,
         ingest: { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps },
         security: deps.security(),
-        top: { src_ips: s.top.src_ip, usernames: s.top.username, passwords: s.top.password, event_types: s.top.event_type },
+        outputs: deps.outputs?.outputs() ?? [],
+        rules: deps.outputs?.rules() ?? NO_RULES,
+        top: {
+          src_ips: s.top.src_ip,
+          usernames: s.top.username,
+          passwords: s.top.password,
+          event_types: s.top.event_type,
+          countries: deps.db ? s.top.country : undefined,
+          asns: deps.db ? withOrgs(deps.db, s.top.asn) : undefined,
+        },
+        geo_attribution: deps.geo?.attribution,
       };
     },
     {
       response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
       detail: {
-        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, and the top source IPs, usernames, passwords and event types over a window." },
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs over a window, with the credit the geolocation data asks for." },
     },
   );

@@ -9,21 +9,30 @@
  *   (same host and one of Core's ports) or in `allowed_origins` (403);
  * - a state-changing request's body is `application/json` (415), which a page can only send
  *   after a CORS preflight that Core never grants.
- * (Bodies over max_message_bytes never get this far: Bun answers 413 while they stream in.)
+ * - a declared body over `max_message_bytes` is refused before any of it is read (413); a
+ *   streamed one is measured as it is read, up to `bodyCap` (src/core/api/index.ts).
  * Clients that are not browsers (CLI, curl, nodes, the standalone proxy) send no Origin and a
  * Host they dialled, so they pass. Each check is a header read and a set lookup.
  */
 import { networkInterfaces, hostname } from "node:os";
 
+/**
+ * What Bun itself buffers of a request body at most (past it, Bun cuts the stream with a bare
+ * 413): twice Core's limit, so a streamed body just over the limit still gets Core's own 413.
+ */
+export const bodyCap = (maxMessageBytes: number) => 2 * maxMessageBytes + 64 * 1024;
+
 export interface Refusal {
   ok: false;
-  status: 403 | 415 | 421;
+  status: 403 | 413 | 415 | 421;
   code: string;
   message: string;
 }
 
 export interface GuardConfig {
   host: string;
+  /** The largest request body taken; 0 or absent: no check here. */
+  max_message_bytes?: number;
   allowed_hosts: string[];
   allowed_origins: string[];
 }
@@ -53,6 +62,7 @@ export class RequestGuard {
   private readonly names = new Set<string>();
   private readonly anyHost: boolean;
   private readonly origins: Set<string>;
+  private readonly maxBody: number;
   /** Ports of Core's own listeners (REST and proxy): a page served from one of them is Core's own. */
   readonly ownPorts = new Set<number>();
   // Clients send the same Host on every request; one remembered answer saves the parse.
@@ -68,6 +78,7 @@ export class RequestGuard {
     } else {
       this.names.add(asHostName(config.host));
     }
+    this.maxBody = config.max_message_bytes ?? 0;
     this.anyHost = config.allowed_hosts.includes("*");
     for (const h of config.allowed_hosts) this.names.add(hostName(h));
     this.origins = new Set(config.allowed_origins.map((o) => o.toLowerCase().replace(/\/$/, "")));
@@ -126,6 +137,9 @@ export class RequestGuard {
     const length = headers.get("content-length");
     // A request without a body carries nothing a form could forge beyond what Origin covers.
     const hasBody = (length !== null && length !== "0") || headers.get("transfer-encoding") !== null;
+    if (length !== null && this.maxBody > 0 && Number(length) > this.maxBody) {
+      return { ok: false, status: 413, code: "payload_too_large", message: `a body of ${length} bytes is over the limit of ${this.maxBody} bytes (max_message_bytes)` };
+    }
     if (hasBody && !JSON_TYPE.test(headers.get("content-type") ?? "")) {
       return { ok: false, status: 415, code: "unsupported_media_type", message: `${method} takes a JSON body: send Content-Type: application/json` };
     }

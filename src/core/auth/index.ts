@@ -6,19 +6,26 @@
 import type { CoreConfig } from "../../config";
 import { ConfigError } from "../../config";
 import { RequestGuard } from "./browser";
+import { isConsolePath } from "../console/routes";
 import { NodeAuth, type NodeSecretStore } from "./node-auth";
 import { ConnectionCounter, RateLimiter } from "./rate-limit";
 import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";
 
 export * from "./tokens";
 export { NodeAuth } from "./node-auth";
-export { RequestGuard, type Refusal } from "./browser";
+export { bodyCap, RequestGuard, type Refusal } from "./browser";
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
+
+// One object for every anonymous request: authorize runs for each of them.
+const ALLOWED: AuthOutcome = Object.freeze({ ok: true, principal: ANONYMOUS });
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|\[::1\])$/i;
 
 export const isLoopback = (host: string) => LOOPBACK.test(host);
+
+/** A peer address on loopback, also as an IPv4-mapped IPv6 address (a dual-stack listener reports those). */
+const isLoopbackPeer = (address: string) => LOOPBACK.test(address.startsWith("::ffff:") ? address.slice(7) : address);
 
 export class Security {
   readonly tokens: TokenSet;
@@ -70,13 +77,34 @@ export class Security {
     return `INSECURE: ${message}`;
   }
 
-  /** Establishes who is asking over REST and whether they may (rate limit, token, role). */
-  authorize(req: Request, path: string, address: string): AuthOutcome {
-    const wait = this.api.take(address);
+  /**
+   * Whether `authorize` can look at the client's address at all. Not when Core listens on
+   * loopback only (every client is local), spares local clients the limit and needs no token:
+   * then REST need not look the address up (a sixth of a health probe's cost).
+   */
+  get needsAddress(): boolean {
+    return this.tokens.enabled || (this.api.enabled && (this.config.api_rate_limit_loopback || !isLoopback(this.config.host)));
+  }
+
+  /** Whether the per-address REST limit counts this request (docs/configuration.md, api_rate_per_minute). */
+  private rateLimited(path: string, address: string): boolean {
+    // /health is fixed bytes, cheaper to answer than a 429; a local client (health checker,
+    // CLI, console on Core's host) is the operator's own unless api_rate_limit_loopback says not.
+    // Prometheus scrapes on a fixed interval from the same host; they must never be told 429.
+    if (path === "/metrics" && isLoopbackPeer(address)) return false;
+    return this.api.enabled && path !== "/health" && (this.config.api_rate_limit_loopback || !isLoopbackPeer(address));
+  }
+
+  /**
+   * Establishes who is asking over REST and whether they may (rate limit, token, role).
+   * `servesConsole`: the REST port, whose console page and scripts need no token (the proxy's port serves none).
+   */
+  authorize(req: Request, path: string, address: string, servesConsole = false): AuthOutcome {
+    const wait = this.rateLimited(path, address) ? this.api.take(address) : 0;
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
-    if (!this.tokens.enabled) return { ok: true, principal: ANONYMOUS };
-    const needed = requiredRole(req.method, path);
-    if (needed === null) return { ok: true, principal: ANONYMOUS };
+    if (!this.tokens.enabled) return ALLOWED;
+    const needed = servesConsole && isConsoleRequest(req, path) ? null : requiredRole(req.method, path);
+    if (needed === null) return ALLOWED;
     return this.authenticate(req, new URL(req.url), address, needed);
   }
 
@@ -122,8 +150,15 @@ export class Security {
   }
 }
 
-/** The role a REST request needs: none for health and the docs, operator for commands. */
+/** A read of the console's page or scripts (docs/console.md): they hold no data; the API calls they make need a token. */
+export function isConsoleRequest(req: Request, path: string): boolean {
+  return (req.method === "GET" || req.method === "HEAD") && req.headers.get("upgrade") === null && isConsolePath(path);
+}
+
+/** The role a REST request needs: none for health and the docs, operator for commands and artifact downloads. */
 export function requiredRole(method: string, path: string): Role | null {
   if (path === "/health" || path === "/swagger" || path.startsWith("/swagger/")) return null;
+  // An artifact's bytes are live malware (docs/artifacts.md): reading them is an operator's act.
+  if (path.startsWith("/api/v1/artifacts/") && path.endsWith("/download")) return "operator";
   return method === "GET" || method === "HEAD" ? "read" : "operator";
 }

@@ -7,6 +7,7 @@ import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
 import { EventQueries } from "../../db/event-store";
 import type { IngestStart } from "../../db/stores";
+import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
@@ -26,6 +27,9 @@ export interface IngestDeps {
   bus: MessageBus;
   registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
   logger: Logger;
+  /** Each committed batch's size, lag and events per type, and each rejection's code, for the metrics. */
+  onBatchCommitted?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
+  onReject?: (code: string) => void;
   /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
   writerGate?: () => Promise<void>;
 }
@@ -42,11 +46,14 @@ export function createIngest(deps: IngestDeps): Ingest {
   // With the writer thread, the checkpointer thread is the one to copy the WAL into the
   // database: a commit on this thread's connection must not start a copy of its own.
   if (useWorker) db.$client.exec("PRAGMA wal_autocheckpoint = 0");
+  const geo = config.geo_enrichment ? { geoipDb: config.geoip_db, asnDb: config.asn_db } : null;
+  const enricher = geo && geoLookup(geo);
   return new EventPipeline({
     ...pipelineDeps(deps),
-    writer: useWorker ? workerWriter(config.db, deps.logger) : inlineWriter(db),
+    writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(db, geo),
     dictionaries: new EventQueries(db).dictionaries(),
     spools: new EventQueries(db).spoolPositions(),
+    enrich: enricher ? (ip) => enricher.known(ip) : undefined,
   });
 }
 
@@ -58,5 +65,7 @@ function pipelineDeps(deps: IngestDeps) {
     nodeOfPot: (potId: string) => deps.registry.nodeOfPot(potId),
     potTypeOf: (nodeId: bigint | null, potId: string) => deps.registry.potTypeOf?.(nodeId, potId) ?? null,
     writerGate: deps.writerGate,
+    onBatchCommitted: deps.onBatchCommitted,
+    onReject: deps.onReject,
   };
 }

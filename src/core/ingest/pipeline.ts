@@ -11,6 +11,7 @@
  */
 import type { CoreConfig } from "../../config";
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
+import type { Geo } from "../../geo";
 import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
@@ -21,6 +22,8 @@ import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
 interface Batch {
+  /** When its first event arrived (performance.now()): receive-to-commit lag for the metrics. */
+  startedAt: number;
   seq: number;
   attempts: number;
   n: number;
@@ -64,6 +67,15 @@ export interface PipelineOptions {
   writerGate?: () => Promise<void>;
   /** Pause before re-sending batches whose write failed (a full disk, a locked database). */
   retryMs?: number;
+  /** The country and network of a source address, for the live feed's `geo` (src/geo, cached per address). */
+  enrich?: (ip: string) => Geo | undefined;
+  /**
+   * Told of each committed batch (`GET /metrics`): its size, the seconds from its first event's
+   * arrival to the commit, and its events per event type.
+   */
+  onBatchCommitted?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
+  /** Told of each rejected line or message, by error code. */
+  onReject?: (code: string) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -73,6 +85,7 @@ const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
   readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0, unreadable_timestamps: 0 };
+  version = 0;
   /** Last committed spool position per node spool, loaded at start and moved by each commit. */
   private readonly spools: Map<string, number>;
   private readonly log: Logger;
@@ -109,6 +122,7 @@ export class EventPipeline implements Ingest {
 
   private overloaded = false;
   private readonly pressureListeners = new Set<(overloaded: boolean) => void>();
+  private readonly commitListeners = new Set<(lastId: number) => void>();
 
   private countsTimer: ReturnType<typeof setTimeout> | null = null;
   /** Batches handed to the writer so far; the writer answers requests in order. */
@@ -201,11 +215,11 @@ export class EventPipeline implements Ingest {
   }
 
   problem(): string | null {
-    const problems: string[] = [];
-    if (this.writeError !== null) problems.push(`committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`);
+    // Asked on every GET /health: the healthy answer allocates nothing.
     const writer = this.opts.writer.problem?.() ?? null;
-    if (writer !== null) problems.push(writer);
-    return problems.length > 0 ? problems.join("; ") : null;
+    if (this.writeError === null) return writer;
+    const failing = `committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`;
+    return writer === null ? failing : `${failing}; ${writer}`;
   }
 
   /**
@@ -225,6 +239,11 @@ export class EventPipeline implements Ingest {
   /** True while the writer is too far behind: stop reading until it reports relief. */
   get isOverloaded(): boolean {
     return this.overloaded;
+  }
+
+  onCommit(listener: (lastId: number) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   onPressure(listener: (overloaded: boolean) => void): () => void {
@@ -280,6 +299,7 @@ export class EventPipeline implements Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void {
     this.counters.received++;
     this.counters.rejected++;
+    this.opts.onReject?.(code);
     this.warn.warn(`${remote}:${code}`, { remote, code }, `skipped input that is not an event: ${message}`);
     if (tag && tag.outstanding === 0) tag.settled(tag.lineNo);
   }
@@ -304,6 +324,7 @@ export class EventPipeline implements Ingest {
   private newBatch(): Batch {
     const size = this.cfg.batch_size;
     return {
+      startedAt: performance.now(),
       seq: 0,
       attempts: 0,
       n: 0,
@@ -435,14 +456,21 @@ export class EventPipeline implements Ingest {
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
+    this.version++;
+    if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, this.typeCounts(b));
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
     if (b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
         const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
+        if (rec.src_ip && this.opts.enrich) {
+          const geo = this.opts.enrich(rec.src_ip);
+          if (geo) rec.geo = geo;
+        }
         this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
       }
     }
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
+    for (const l of this.commitListeners) l(firstId + b.n - 1);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
       // With nothing of the stream left in flight, every line it sent so far is settled
@@ -455,6 +483,18 @@ export class EventPipeline implements Ingest {
     // The writer has room: whatever accumulated meanwhile goes now rather than after the delay.
     if (this.sealed.length === 0 && this.current && this.inFlight < MAX_IN_FLIGHT) this.seal();
     this.pump();
+  }
+
+  /** A batch's events per event type (a pass over its type ids: a few ns per event). */
+  private typeCounts(b: Batch): Map<string, number> {
+    const byId = new Map<number, number>();
+    for (let i = 0; i < b.n; i++) {
+      const t = b.typeId[i]!;
+      byId.set(t, (byId.get(t) ?? 0) + 1);
+    }
+    const out = new Map<string, number>();
+    for (const [t, n] of byId) out.set(this.typeById[t] ?? String(t), n);
+    return out;
   }
 
   /** One log line per committed event, from the batch's columns and data bytes. */
@@ -500,6 +540,7 @@ export class EventPipeline implements Ingest {
         const n = await this.opts.writer.retentionStep(cutoff, RETENTION_CHUNK);
         if (n === 0) break;
         total += n;
+        this.version++;
       }
       if (total > 0) this.log.info({ deleted: total, retention_days: this.cfg.retention_days }, "deleted events older than the retention period");
     } catch (e) {

@@ -18,7 +18,8 @@
  *   unreadable one sends the line to the general path) and an `eventid` equal to the
  *   log_type. A PotLog of a process's output (`stdout`) takes the general path.
  */
-import { hasBackslash, isDigits, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString, type ScannedLine } from "./scan";
+import { hasBackslash, isDigits, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString } from "./json-scan";
+import type { ScannedLine } from "./scan";
 
 export const NATIVE = 0;
 export const POT_EVENT = 1;

@@ -39,6 +39,8 @@ export interface Ingest {
   /** Stores a NodeEvent (Started, Stopped, Alarm, Error) as an event of its node. */
   submitNodeEvent(nodeId: bigint, payload: unknown, source: IngestSource): void;
   readonly counters: IngestCounters;
+  /** Moves whenever the stored events change (a batch committed, old events deleted): a page read before it moved is still current. */
+  readonly version: number;
   /** Resolves when everything submitted so far is committed (or shutdown gave up on it). */
   flush(): Promise<void>;
   /**
@@ -63,6 +65,8 @@ export interface Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
   /** True while the writer is too far behind; readers should pause. */
   readonly isOverloaded: boolean;
+  /** Called after each commit with the id of the last event committed (outputs and rules wake on it). */
+  onCommit(listener: (lastId: number) => void): () => void;
   /** Called with true when readers should pause and with false when they may resume. */
   onPressure(listener: (overloaded: boolean) => void): () => void;
   /** The node a pot belongs to, for events that do not say. */

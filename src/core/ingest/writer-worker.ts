@@ -4,7 +4,7 @@
  */
 import { openDatabase, type Db } from "../../db";
 import { EventWriter } from "../../db/event-store";
-import { WriterHost, type WriterRequest } from "./writer";
+import { geoResolver, WriterHost, type WriterRequest } from "./writer";
 
 declare const self: Worker;
 
@@ -23,7 +23,7 @@ self.onmessage = (e: MessageEvent<{ rid: number; req: WriterRequest }>) => {
       // Appending touches few pages; the 64 MiB cache of the reading connection only grew the
       // writer's memory (measured: peak RSS 574 -> 446 MB at full rate, same speed).
       db.$client.exec("PRAGMA cache_size = -8192");
-      host = new WriterHost(new EventWriter(db));
+      host = new WriterHost(new EventWriter(db, geoResolver(req.geo)));
     } else {
       if (!host) throw new Error("the event writer is not open");
       value = host.handle(req);

@@ -12,11 +12,12 @@
  */
 import type { Db } from "../../db";
 import { EventWriter, type EventBatch } from "../../db/event-store";
+import { geoLookup, type GeoSources } from "../../geo";
 import type { Logger } from "../../log";
 import type { CheckpointReply, CheckpointRequest } from "./checkpointer";
 
 export type WriterRequest =
-  | { op: "open"; path: string; autoCheckpoint: boolean }
+  | { op: "open"; path: string; autoCheckpoint: boolean; geo: GeoSources | null }
   | { op: "write"; batch: EventBatch }
   | { op: "flushCounts" }
   | { op: "retention"; cutoffMs: number; maxRows: number }
@@ -75,8 +76,15 @@ export class WriterHost {
   }
 }
 
-export function inlineWriter(db: Db): WriterChannel {
-  const host = new WriterHost(new EventWriter(db));
+/** How the writer enriches source addresses (see src/geo), or undefined for not at all. */
+export function geoResolver(geo: GeoSources | null) {
+  if (!geo) return undefined;
+  const g = geoLookup(geo);
+  return (ip: string) => g.lookup(ip);
+}
+
+export function inlineWriter(db: Db, geo: GeoSources | null = null): WriterChannel {
+  const host = new WriterHost(new EventWriter(db, geoResolver(geo)));
   // Asynchronous like the worker, so the pipeline has one code path and a caller never
   // re-enters the pipeline from inside its own submit.
   let chain: Promise<unknown> = Promise.resolve();
@@ -164,7 +172,7 @@ function checkpointThread(path: string, log: Logger | undefined) {
   };
 }
 
-export function workerWriter(path: string, log?: Logger): WriterChannel {
+export function workerWriter(path: string, log?: Logger, geo: GeoSources | null = null): WriterChannel {
   const worker = new Worker(new URL("./writer-worker.ts", import.meta.url).href);
   const checkpoints = checkpointThread(path, log);
   let nextRid = 0;
@@ -197,7 +205,7 @@ export function workerWriter(path: string, log?: Logger): WriterChannel {
       worker.postMessage({ rid, req }, transfer);
     });
   // Opened first; every later request queues behind it in the worker.
-  const opened = call<void>({ op: "open", path, autoCheckpoint: false });
+  const opened = call<void>({ op: "open", path, autoCheckpoint: false, geo });
   opened.catch(() => {});
   return {
     // The data moves to the writer's thread (the caller keeps its own copy for a retry).

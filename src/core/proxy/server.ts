@@ -10,7 +10,7 @@
 import type { Server, ServerWebSocket } from "bun";
 import type { Logger } from "../../log";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
-import { hasRole, presentedToken, type Principal, type Security } from "../auth";
+import { bodyCap, hasRole, presentedToken, type Principal, type Security } from "../auth";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { TlsOptions } from "../tls";
 import { variant, type CommandAck } from "../../protocol/messages";
@@ -113,7 +113,7 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     port: opts.port,
     tls: opts.tls,
     // Nothing here takes a body; Bun cuts off a larger one while it streams in.
-    maxRequestBodySize: opts.maxMessageBytes,
+    maxRequestBodySize: bodyCap(opts.maxMessageBytes),
     fetch(req, srv) {
       const remote = srv.requestIP(req)?.address ?? "unknown";
       const refused = security.guard.check(req);

@@ -24,8 +24,9 @@ export function ensureHostKeys(dir: string): HostKeys {
   const created: string[] = [];
   for (const { type, opts } of KEY_TYPES) {
     const file = join(dir, `ssh_host_${type}_key`);
-    if (!existsSync(file)) {
-      const pair = opts ? utils.generateKeyPairSync(type, opts) : utils.generateKeyPairSync(type);
+    // A key file that does not parse (see generateKey) is replaced, or the pot could never start.
+    if (!existsSync(file) || utils.parseKey(readFileSync(file, "utf8")) instanceof Error) {
+      const pair = generateKey(type, opts);
       // Written aside and renamed, so a start racing the install step never reads half a key.
       const partial = `${file}.${process.pid}.tmp`;
       writeFileSync(partial, pair.private, { mode: 0o600 });
@@ -36,4 +37,16 @@ export function ensureHostKeys(dir: string): HostKeys {
     privateKeys.push(readFileSync(file, "utf8"));
   }
   return { privateKeys, created };
+}
+
+/**
+ * A key pair that ssh2 can read back. Under Bun, about one Ed25519 key in 256 comes out with
+ * its public half a byte short (a leading zero dropped), and ssh2 then refuses the private key
+ * as malformed: such a pair is generated again.
+ */
+function generateKey(type: (typeof KEY_TYPES)[number]["type"], opts: { bits: number } | undefined) {
+  for (let attempt = 1; ; attempt++) {
+    const pair = opts ? utils.generateKeyPairSync(type as "rsa" | "ecdsa", opts) : utils.generateKeyPairSync(type as "ed25519");
+    if (!(utils.parseKey(pair.private) instanceof Error) || attempt >= 20) return pair;
+  }
 }

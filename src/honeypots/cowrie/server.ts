@@ -1,5 +1,8 @@
 /** Starts the cowrie kind: SSH and Telnet listeners sharing one userdb and one event sink. */
-import { parsePort, parsePositiveInt } from "../shared/config.ts";
+import type manifest from "../../../catalogue/cowrie/manifest.json";
+import { ConfigError, parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
+import { Outbox } from "../shared/outbox.ts";
+import { Fetcher } from "./downloads/fetcher.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { ensureHostKeys } from "./hostkey.ts";
 import { listen } from "./listener.ts";
@@ -11,8 +14,10 @@ import { parseUserDb } from "./userdb.ts";
 const MAX_LINE = 4095;
 /** Bytes a session may send in all; far more than any bot's script, far less than a flood. */
 const MAX_SESSION_INPUT = 1024 * 1024;
+/** The largest recording Core takes (MAX_RECORDING_BYTES, docs/protocol.md#sessionrecording). */
+const MAX_TTY_BYTES = 4 * 1024 * 1024;
 
-export async function startCowrie({ config, sink, logger }: PotContext): Promise<PotHandle> {
+export async function startCowrie({ config, sink, logger }: PotContext<keyof typeof manifest.config>): Promise<PotHandle> {
   const hostname = config.hostname;
   const userdb = parseUserDb(config.credentials);
   const maxAuthTries = parsePositiveInt("max_auth_tries", config.max_auth_tries);
@@ -24,10 +29,22 @@ export async function startCowrie({ config, sink, logger }: PotContext): Promise
     logger,
   };
   const limits = { maxLine: MAX_LINE, maxInput: MAX_SESSION_INPUT };
+  const ttyMax = Number(config.tty_max_bytes ?? "0");
+  if (!(ttyMax <= MAX_TTY_BYTES)) throw new ConfigError(`tty_max_bytes must be at most ${MAX_TTY_BYTES} (what Core takes), got ${JSON.stringify(config.tty_max_bytes)}`);
+  const ttylog = ttyMax > 0 ? { dir: config.tty_path || "tty", maxBytes: ttyMax } : null;
 
   const keys = ensureHostKeys(process.cwd());
   if (keys.created.length > 0) logger.info({ files: keys.created }, "generated missing host keys");
-  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, sink, logger };
+  const downloadMaxBytes = parsePositiveInt("download_max_bytes", config.download_max_bytes);
+  const outbox = new Outbox(process.cwd(), parseByteCount("outbox_max_bytes", config.outbox_max_bytes));
+  const fetcher = new Fetcher({
+    enabled: flag("download", config.download),
+    maxBytes: downloadMaxBytes,
+    timeoutMs: parsePositiveInt("download_timeout", config.download_timeout) * 1000,
+    allowPrivate: flag("download_private", config.download_private),
+    outbox,
+  });
+  const session = { hostname, userdb, maxAuthTries, loginTimeoutMs, limits, ttylog, sink, logger, fetcher, downloadMaxBytes, outbox };
   const ssh = createSshServer({ ...session, hostKeys: keys.privateKeys, version: config.ssh_version });
 
   const sshListener = await listen({ ...common, name: "ssh", port: parsePort("ssh_port", config.ssh_port) }, (socket) => ssh.accept(socket));
@@ -44,4 +61,10 @@ export async function startCowrie({ config, sink, logger }: PotContext): Promise
       await Promise.all([sshListener.close(), telnetListener.close()]);
     },
   };
+}
+
+function flag(key: string, value: string): boolean {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new ConfigError(`config key ${key} must be true or false, got "${value}"`);
 }

@@ -9,6 +9,9 @@ import { Server, type Algorithms, type AuthContext, type Connection, type Server
 import { CowrieSession, type SessionOptions } from "./session.ts";
 import { Shell } from "./shell/shell.ts";
 import { runShell, Terminal } from "./terminal.ts";
+import { TtyRecorder } from "./ttylog.ts";
+import { serveScpSink, scpSinkTarget } from "./upload/scp.ts";
+import { serveSftp } from "./upload/sftp.ts";
 import { allows } from "./userdb.ts";
 
 export interface SshOptions extends SessionOptions {
@@ -148,12 +151,16 @@ function handleClient(client: Connection, session: CowrieSession, opts: SshOptio
 
 function handleSessionChannel(channel: Session, username: string, session: CowrieSession, opts: SshOptions): void {
   let pty = false;
+  let size = { width: 80, height: 24 };
+  let term: string | null = null;
   let envEvents = 0;
   const newShell = (interactive: boolean) =>
-    new Shell({ hostname: opts.hostname, username, interactive, tty: pty, remoteIp: session.endpoint.src_ip });
+    new Shell({ hostname: opts.hostname, username, interactive, tty: pty, remoteIp: session.endpoint.src_ip, downloads: opts.fetcher !== undefined });
 
   channel.on("pty", (accept, _reject, info) => {
     pty = true;
+    size = { width: info.cols || 80, height: info.rows || 24 };
+    term = info.term || null;
     session.emit("cowrie.client.size", { width: info.cols, height: info.rows }, `Terminal Size: ${info.cols} ${info.rows}`);
     accept?.();
   });
@@ -164,25 +171,39 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
   });
   channel.on("shell", (accept) => {
     const stream = accept();
-    startTerminal(stream, newShell(pty), session, opts, pty);
+    const recorder = opts.ttylog ? new TtyRecorder(opts.ttylog, session, size, term) : null;
+    startTerminal(stream, newShell(pty), session, opts, pty, recorder);
   });
   channel.on("exec", (accept, _reject, info) => {
     const stream = accept();
+    // OpenSSH's scp without SFTP (`scp -O`, older clients) runs `scp -t TARGET` to receive files.
+    const scpTarget = opts.outbox ? scpSinkTarget(info.command) : null;
+    if (scpTarget !== null && opts.outbox) {
+      session.emit("cowrie.command.input", { input: info.command }, `CMD: ${info.command}`);
+      serveScpSink(stream, scpTarget, { hostname: opts.hostname, username, outbox: opts.outbox, maxBytes: opts.downloadMaxBytes ?? 0, session });
+      return;
+    }
     if (BARE_SHELL.test(info.command)) {
       session.emit("cowrie.command.input", { input: info.command }, `CMD: ${info.command}`);
       startTerminal(stream, newShell(false), session, opts, false);
       return;
     }
     const shell = newShell(false);
-    const result = session.command(shell, info.command);
-    // With a pty both streams are the terminal; without one, stderr is the channel's own stream.
-    if (pty) stream.write(result.output.replace(/\r?\n/g, "\r\n"));
-    else {
-      stream.write(result.stdout);
-      stream.stderr.write(result.stderr);
-    }
-    stream.exit(result.status);
-    stream.end();
+    void Promise.resolve(session.command(shell, info.command)).then((result) => {
+      // With a pty both streams are the terminal; without one, stderr is the channel's own stream.
+      if (pty) stream.write(result.output.replace(/\r?\n/g, "\r\n"));
+      else {
+        stream.write(result.stdout);
+        stream.stderr.write(result.stderr);
+      }
+      stream.exit(result.status);
+      stream.end();
+    });
+  });
+  // SFTP (and OpenSSH 9's scp, which speaks it) reaches a view of the fake filesystem whose uploads are captured.
+  channel.on("sftp", (accept, reject) => {
+    if (!opts.outbox) return reject?.();
+    serveSftp(accept(), { hostname: opts.hostname, username, outbox: opts.outbox, maxBytes: opts.downloadMaxBytes ?? 0, session });
   });
   channel.on("subsystem", (_accept, reject) => reject?.());
   channel.on("x11", (_accept, reject) => reject?.());
@@ -190,22 +211,33 @@ function handleSessionChannel(channel: Session, username: string, session: Cowri
   channel.on("signal", (accept) => accept?.());
 }
 
-function startTerminal(stream: ServerChannel, shell: Shell, session: CowrieSession, opts: SshOptions, interactive: boolean): void {
+function startTerminal(stream: ServerChannel, shell: Shell, session: CowrieSession, opts: SshOptions, interactive: boolean, recorder: TtyRecorder | null = null): void {
   const terminal = new Terminal(
     {
       stream,
-      write: (data) => stream.write(data),
-      writeError: (text) => stream.stderr.write(text),
+      write: (data) => {
+        recorder?.output(data);
+        stream.write(data);
+      },
+      writeError: (text) => {
+        recorder?.output(text);
+        stream.stderr.write(text);
+      },
       end: (status) => {
         stream.exit(status);
         stream.end();
+        recorder?.close();
       },
     },
     opts.limits,
     interactive,
   );
-  stream.on("data", (chunk: Buffer) => terminal.feed(chunk));
+  stream.on("data", (chunk: Buffer) => {
+    recorder?.input(chunk);
+    terminal.feed(chunk);
+  });
   stream.on("error", () => {});
+  stream.on("close", () => recorder?.close());
   // A client that closes its side (end of piped stdin) ends the shell as bash's EOF does.
   stream.on("end", () => terminal.endInput());
   runShell(terminal, shell, session, { interactive });

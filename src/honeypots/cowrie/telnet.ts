@@ -8,13 +8,21 @@ import { CowrieSession, type SessionOptions } from "./session.ts";
 import { Shell } from "./shell/shell.ts";
 import { DO, DONT, escapeIac, IAC, OPT_ECHO, OPT_SGA, TelnetDecoder, WILL, WONT, type Negotiation } from "./telnet-codec.ts";
 import { runShell, Terminal } from "./terminal.ts";
+import { TtyRecorder } from "./ttylog.ts";
 import { allows } from "./userdb.ts";
 
 export function telnetConnection(socket: Socket, opts: SessionOptions): void {
   const session = CowrieSession.accepted(socket, "telnet", opts);
-  socket.once("close", () => session.close());
+  /** Records the shell once the login succeeded. */
+  let recorder: TtyRecorder | null = null;
+  // The recording's end comes before the session's, as in Cowrie.
+  socket.once("close", () => {
+    recorder?.close();
+    session.close();
+  });
 
   const send = (data: string | Uint8Array) => {
+    recorder?.output(data);
     if (!socket.destroyed) socket.write(escapeIac(typeof data === "string" ? Buffer.from(data) : data));
   };
   const terminal = new Terminal({ stream: socket, write: send, end: () => socket.end() }, opts.limits, false);
@@ -40,7 +48,10 @@ export function telnetConnection(socket: Socket, opts: SessionOptions): void {
   socket.on("data", (chunk: Buffer) => {
     const { data, negotiations } = decoder.decode(chunk);
     negotiations.forEach(negotiate);
-    if (data.length > 0) terminal.feed(data);
+    if (data.length > 0) {
+      recorder?.input(data);
+      terminal.feed(data);
+    }
   });
 
   const loginPrompt = `${opts.hostname} login: `;
@@ -86,7 +97,8 @@ export function telnetConnection(socket: Socket, opts: SessionOptions): void {
       return;
     }
     clearTimeout(timer);
-    runShell(terminal, new Shell({ hostname: opts.hostname, username: user, interactive: true, tty: true, remoteIp: session.endpoint.src_ip }), session, { interactive: true });
+    if (opts.ttylog) recorder = new TtyRecorder(opts.ttylog, session, { width: 80, height: 24 }, null);
+    runShell(terminal, new Shell({ hostname: opts.hostname, username: user, interactive: true, tty: true, remoteIp: session.endpoint.src_ip, downloads: opts.fetcher !== undefined }), session, { interactive: true });
   };
 
   socket.write(Uint8Array.of(IAC, WILL, OPT_ECHO, IAC, WILL, OPT_SGA));

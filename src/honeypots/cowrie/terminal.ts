@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream";
 import { LineEditor, type LineEvent } from "./lineedit.ts";
 import type { CowrieSession } from "./session.ts";
 import { motd } from "./shell/host.ts";
-import type { Shell } from "./shell/shell.ts";
+import type { Shell, ShellResult } from "./shell/shell.ts";
 
 export interface TerminalIo {
   /** Flow control of the underlying connection. */
@@ -25,7 +25,8 @@ export interface TerminalLimits {
   maxInput: number;
 }
 
-export type LineHandler = (event: LineEvent) => void;
+/** A handler that returns a promise (a line with downloads) holds further input until it settles. */
+export type LineHandler = (event: LineEvent) => void | Promise<void>;
 
 export class Terminal {
   readonly editor: LineEditor;
@@ -68,10 +69,19 @@ export class Terminal {
 
   private process(chunk: Uint8Array): void {
     for (let i = 0; i < chunk.length; i++) {
-      const event = this.editor.push(chunk[i]);
+      const event = this.editor.push(chunk[i]!);
       if (!event) continue;
-      this.handler(event);
+      const busy = this.handler(event);
       if (this.ended) return;
+      if (busy) {
+        this.waiting = chunk.subarray(i + 1);
+        this.io.stream.pause();
+        busy.then(
+          () => this.resume(),
+          () => this.resume(),
+        );
+        return;
+      }
       if (this.io.stream.writableNeedDrain) {
         this.waiting = chunk.subarray(i + 1);
         this.io.stream.pause();
@@ -82,6 +92,7 @@ export class Terminal {
   }
 
   private resume(): void {
+    if (this.ended) return;
     const rest = this.waiting ?? new Uint8Array(0);
     this.waiting = null;
     this.process(rest);
@@ -92,8 +103,12 @@ export class Terminal {
 
   private finishInput(): void {
     const last = this.editor.flush();
-    if (last && !this.ended) this.handler(last);
-    if (!this.ended) this.handler({ type: "eof" });
+    const busy = last && !this.ended ? this.handler(last) : undefined;
+    const eof = () => {
+      if (!this.ended) this.handler({ type: "eof" });
+    };
+    if (busy) busy.then(eof, eof);
+    else eof();
   }
 }
 
@@ -108,20 +123,24 @@ export function runShell(terminal: Terminal, shell: Shell, session: CowrieSessio
   const prompt = () => {
     if (opts.interactive) terminal.io.write(shell.prompt());
   };
+  const answer = (result: ShellResult) => {
+    const { writeError } = terminal.io;
+    if (writeError && !shell.tty) {
+      if (result.stdout) terminal.io.write(result.stdout);
+      if (result.stderr) writeError(result.stderr);
+    } else if (result.output) terminal.io.write(newline(result.output));
+    if (!result.exit) prompt();
+    else {
+      // bash says goodbye when a login shell exits.
+      if (opts.interactive) terminal.io.write("logout\r\n");
+      terminal.end(result.status);
+    }
+  };
   terminal.handler = (event) => {
     if (event.type === "line") {
       const result = session.command(shell, event.text);
-      const { writeError } = terminal.io;
-      if (writeError && !shell.tty) {
-        if (result.stdout) terminal.io.write(result.stdout);
-        if (result.stderr) writeError(result.stderr);
-      } else if (result.output) terminal.io.write(newline(result.output));
-      if (!result.exit) prompt();
-      else {
-        // bash says goodbye when a login shell exits.
-        if (opts.interactive) terminal.io.write("logout\r\n");
-        terminal.end(result.status);
-      }
+      if (result instanceof Promise) return result.then(answer);
+      answer(result);
     } else if (event.type === "interrupt") {
       if (opts.interactive) terminal.io.write("\r\n");
       prompt();

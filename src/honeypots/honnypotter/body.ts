@@ -30,7 +30,7 @@ export async function readBody(req: Request, limit = MAX_BODY): Promise<Uint8Arr
 /** PHP's $_POST: last value wins for a repeated name; anything but a form leaves it empty. */
 export async function formFields(contentType: string | null, body: Uint8Array): Promise<Map<string, string>> {
   const fields = new Map<string, string>();
-  const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/x-www-form-urlencoded") {
     for (const [name, value] of new URLSearchParams(new TextDecoder().decode(body))) fields.set(name, value);
   } else if (type === "multipart/form-data") {

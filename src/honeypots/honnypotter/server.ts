@@ -4,13 +4,16 @@
  * HonnyPotter's field names.
  */
 import type { Server } from "bun";
+import type manifest from "../../../catalogue/honnypotter/manifest.json";
 import { plainIp } from "../shared/address.ts";
-import { parsePort, parsePositiveInt } from "../shared/config.ts";
+import { parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { formFields, MAX_BODY, readBody } from "./body.ts";
 import { attemptLogin } from "./login.ts";
 import { loginPage, NGINX, nginxErrorPage, notFoundPage } from "./pages.ts";
 import { handleXmlRpc } from "./xmlrpc.ts";
+import { Outbox } from "../shared/outbox.ts";
+import { captureUploads, isMultipart } from "./upload.ts";
 
 const PHP_HEADERS = { Server: NGINX, "Content-Type": "text/html; charset=UTF-8", "X-Powered-By": "PHP/8.2.26" };
 /** What wp-login.php adds: no caching, no framing, and the cookie it checks on the next POST. */
@@ -38,11 +41,14 @@ function siteUrl(configured: string, req: Request): string {
   return `http://${/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(host) ? host : "localhost"}`;
 }
 
-export async function startHonnypotter({ config, sink, logger }: PotContext): Promise<PotHandle> {
+export async function startHonnypotter({ config, sink, logger }: PotContext<keyof typeof manifest.config>): Promise<PotHandle> {
   const users = new Set(config.wp_users.split(",").map((u) => u.trim()).filter(Boolean));
   const maxConnections = parsePositiveInt("max_connections", config.max_connections);
+  const uploadMax = parsePositiveInt("upload_max_bytes", config.upload_max_bytes);
+  const outbox = new Outbox(process.cwd(), parseByteCount("outbox_max_bytes", config.outbox_max_bytes));
 
-  const handle = async (req: Request, server: Server<undefined>): Promise<Response> => {
+  const handle = async (original: Request, server: Server<undefined>): Promise<Response> => {
+    let req = original;
     // Bun.serve has no connection cap; in-flight requests are the closest bound, as nginx's 503.
     if (server.pendingRequests > maxConnections) return nginxError(503, "Service Temporarily Unavailable");
     let url: URL;
@@ -53,7 +59,7 @@ export async function startHonnypotter({ config, sink, logger }: PotContext): Pr
       return nginxError(400, "Bad Request");
     }
     const site = siteUrl(config.site_url, req);
-    const peer = server.requestIP(req);
+    const peer = server.requestIP(original);
     const request = {
       src_ip: plainIp(peer?.address),
       src_port: peer?.port ?? 0,
@@ -62,6 +68,14 @@ export async function startHonnypotter({ config, sink, logger }: PotContext): Pr
       request_uri: url.pathname + url.search,
       request_method: req.method,
     };
+    const contentType = req.headers.get("content-type");
+    if (req.method === "POST" && isMultipart(contentType)) {
+      // A file upload, wherever it is sent: kept as an artifact, then the page answers as usual.
+      const body = await readBody(req, uploadMax);
+      if (!body) return nginxError(413, "Request Entity Too Large");
+      await captureUploads(contentType as string, body, outbox, sink, request);
+      req = new Request(req.url, { method: req.method, headers: req.headers, body: body.length <= MAX_BODY ? body : new Uint8Array(0) });
+    }
     const page = (errors: string[], userLogin: string) =>
       new Response(loginPage({ siteUrl: site, siteName: config.site_name, errors, userLogin }), { headers: LOGIN_HEADERS });
 
@@ -111,7 +125,7 @@ export async function startHonnypotter({ config, sink, logger }: PotContext): Pr
     hostname: config.listen_address,
     port: parsePort("http_port", config.http_port),
     idleTimeout: IDLE_TIMEOUT_S,
-    maxRequestBodySize: Math.max(HARD_BODY_LIMIT, MAX_BODY),
+    maxRequestBodySize: Math.max(HARD_BODY_LIMIT, MAX_BODY, uploadMax),
     fetch: handle,
     error(err) {
       logger.error({ err }, "request failed");

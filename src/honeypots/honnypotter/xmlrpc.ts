@@ -87,7 +87,8 @@ export function parseXml(source: string): Element | null {
   const stack = [root];
   let i = 0;
   while (i < source.length) {
-    const top = stack[stack.length - 1];
+    // The root is never popped (a close tag needs two entries), so the stack has a top.
+    const top = stack[stack.length - 1]!;
     const lt = source.indexOf("<", i);
     const text = source.slice(i, lt === -1 ? source.length : lt);
     if (text) {
@@ -128,7 +129,7 @@ export function parseXml(source: string): Element | null {
     if (end === -1) return null;
     i = end;
   }
-  return stack.length === 1 && root.children.length === 1 ? root.children[0] : null;
+  return stack.length === 1 && root.children.length === 1 ? root.children[0]! : null;
 }
 
 function child(el: Element | undefined, name: string): Element | undefined {
@@ -217,8 +218,9 @@ function successXml(v: XmlRpcValue): string {
 const text = (v: XmlRpcValue | undefined): string => (typeof v === "string" ? v : typeof v === "number" ? String(v) : "");
 
 function call(method: string, params: XmlRpcValue[], attempts: XmlRpcAttempt[]): XmlRpcValue | Fault {
-  if (Object.hasOwn(CREDENTIAL_INDEX, method)) {
-    const at = CREDENTIAL_INDEX[method];
+  // hasOwn keeps a method named after an Object.prototype member ("constructor") out.
+  const at = Object.hasOwn(CREDENTIAL_INDEX, method) ? CREDENTIAL_INDEX[method] : undefined;
+  if (at !== undefined) {
     attempts.push({ method, username: text(params[at]), password: text(params[at + 1]) });
     return new Fault(403, "Incorrect username or password.");
   }

@@ -7,14 +7,14 @@
  */
 import { join } from "node:path";
 import pino, { type Logger } from "pino";
-import type { Manifest } from "../../catalogue/manifest.ts";
 import { toU64 } from "../../protocol/json.ts";
-import { ConfigError, loadConfig, parsePort, type PotConfig } from "./config.ts";
+import { ConfigError, loadConfig, type ManifestOf, parsePort, type PotConfig } from "./config.ts";
 import { EventSink } from "./sink.ts";
 import { watchParent } from "../../signals.ts";
 
-export interface PotContext {
-  config: PotConfig;
+/** K: the keys of the pot's manifest, which its start function may read as plain strings. */
+export interface PotContext<K extends string = never> {
+  config: PotConfig<K>;
   sink: EventSink;
   logger: Logger;
 }
@@ -37,10 +37,10 @@ function eventSink(kind: string, config: PotConfig, logger: Logger): EventSink {
   });
 }
 
-export async function runPot(manifest: Pick<Manifest, "name" | "config">, start: (ctx: PotContext) => Promise<PotHandle>): Promise<void> {
+export async function runPot<K extends string>(manifest: ManifestOf<K>, start: (ctx: PotContext<K>) => Promise<PotHandle>): Promise<void> {
   // stdout carries only the ready line, so the log goes to stderr, where the node keeps the last lines.
   const logger = pino({ name: manifest.name }, pino.destination({ dest: 2, sync: true }));
-  let config: PotConfig;
+  let config: PotConfig<K>;
   try {
     config = loadConfig(manifest);
   } catch (err) {

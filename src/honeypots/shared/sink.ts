@@ -114,7 +114,8 @@ export class EventSink {
     this.queue.push(line);
     this.queuedChars += line.length;
     while (this.queue.length - this.head > this.maxEvents || this.queuedChars > this.maxChars) {
-      this.queuedChars -= this.queue[this.head].length;
+      // Either bound exceeded means lines remain past head: both count only those lines.
+      this.queuedChars -= this.queue[this.head]!.length;
       this.head++;
       if (this.dropped++ === 0) this.opts.logger.warn("relay queue full: dropping the oldest events");
     }
@@ -205,7 +206,7 @@ export class EventSink {
       this.batch = null;
       return;
     }
-    const start = done === 0 ? 0 : batch.ends[done - 1];
+    const start = done === 0 ? 0 : batch.ends[done - 1]!;
     this.batch = { bytes: batch.bytes.subarray(start), ends: batch.ends.slice(done).map((e) => e - start), written: 0 };
   }
 }

@@ -21,7 +21,8 @@ export class FakeFs {
     for (const [dir, entries] of Object.entries(DIRECTORIES)) {
       const names = new Set<string>();
       for (const entry of entries) {
-        const [name, target] = entry.split("@");
+        // split always yields a first piece; a link's entry adds its target after the "@".
+        const [name, target] = entry.split("@") as [string, string?];
         names.add(name);
         const path = join(dir, name);
         if (target) this.links.set(path, target.startsWith("/") ? target : join(dir, target));
@@ -103,6 +104,24 @@ export class FakeFs {
     this.dirs.set(path, new Set());
     parent.add(basename(path));
     return null;
+  }
+
+  /** A function that puts the tree back as it is now (a line run again after its downloads). */
+  snapshot(): () => void {
+    const dirs = new Map([...this.dirs].map(([k, v]) => [k, new Set(v)]));
+    const files = new Map(this.files);
+    const links = new Map(this.links);
+    const { written, writtenFiles } = this;
+    return () => {
+      this.dirs.clear();
+      for (const [k, v] of dirs) this.dirs.set(k, v);
+      this.files.clear();
+      for (const [k, v] of files) this.files.set(k, v);
+      this.links.clear();
+      for (const [k, v] of links) this.links.set(k, v);
+      this.written = written;
+      this.writtenFiles = writtenFiles;
+    };
   }
 
   remove(path: string): boolean {

@@ -156,7 +156,7 @@ export const DIRECTORIES: Record<string, string[]> = {
   "/sys": [],
   "/tmp": [],
   "/usr": ["bin", "games", "include", "lib", "lib64", "libexec", "local", "sbin", "share", "src"],
-  "/usr/bin": ["apt", "awk", "bash", "busybox", "cat", "chmod", "chown", "cp", "crontab", "curl", "cut", "dash", "date", "df", "dmesg", "echo", "env", "free", "grep", "gzip", "head", "hostname", "id", "kill", "less", "ln", "lscpu", "ls", "mkdir", "mv", "nano", "nohup", "nproc", "passwd", "perl", "printf", "ps", "python3", "rm", "sed", "sh", "sleep", "sort", "ssh", "sudo", "tail", "tar", "top", "touch", "uname", "uniq", "uptime", "vi", "w", "wc", "wget", "whoami", "which"],
+  "/usr/bin": ["apt", "awk", "base64", "bash", "busybox", "cat", "chmod", "chown", "cp", "crontab", "curl", "cut", "dash", "date", "df", "dmesg", "echo", "env", "free", "grep", "gzip", "head", "hostname", "id", "kill", "less", "ln", "lscpu", "ls", "mkdir", "mv", "nano", "nohup", "nproc", "passwd", "perl", "printf", "ps", "python3", "rm", "scp", "sed", "sh", "sleep", "sort", "ssh", "sudo", "tail", "tar", "top", "touch", "uname", "uniq", "uptime", "vi", "w", "wc", "wget", "whoami", "which"],
   "/usr/sbin": ["chpasswd", "cron", "ip", "iptables", "sshd", "useradd"],
   "/usr/local": ["bin", "lib", "sbin", "share"],
   "/var": ["backups", "cache", "lib", "local", "lock", "log", "mail", "opt", "run", "spool", "tmp"],

@@ -80,13 +80,15 @@ function tokenize(line: string): Token[] {
       text("$", quoted);
       return i + 1;
     }
-    parts.push({ kind: "var", name: name[1] ?? name[2], quoted });
-    return i + 1 + name[0].length;
+    const [whole, braced, bare] = name;
+    // NAME's two alternatives each capture the name, so exactly one of the groups is set.
+    parts.push({ kind: "var", name: braced ?? bare ?? "", quoted });
+    return i + 1 + whole.length;
   };
 
   let i = 0;
   while (i < line.length) {
-    const c = line[i];
+    const c = line.charAt(i);
     if (c === " " || c === "\t" || c === "\r") {
       endWord();
       i++;
@@ -102,15 +104,15 @@ function tokenize(line: string): Token[] {
       text("", true);
       i++;
       while (i < line.length && line[i] !== '"') {
-        if (line[i] === "\\" && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) {
-          text(line[i + 1], true);
+        if (line[i] === "\\" && i + 1 < line.length && '"\\$`'.includes(line.charAt(i + 1))) {
+          text(line.charAt(i + 1), true);
           i += 2;
         } else if (line[i] === "$") i = dollar(i, true);
-        else text(line[i++], true);
+        else text(line.charAt(i++), true);
       }
       i++;
     } else if (c === "\\") {
-      if (i + 1 < line.length && line[i + 1] !== "\n") text(line[i + 1], true);
+      if (i + 1 < line.length && line[i + 1] !== "\n") text(line.charAt(i + 1), true);
       i += 2;
     } else if (c === "$") {
       i = dollar(i, false);
@@ -128,7 +130,8 @@ function tokenize(line: string): Token[] {
         continue;
       }
       // "2>" and "1>": a bare digit right before a redirection names the fd.
-      const digit = parts.length === 1 && parts[0].kind === "text" && !parts[0].quoted && /^[012]$/.test(parts[0].value) ? parts[0].value : "";
+      const [first] = parts;
+      const digit = parts.length === 1 && first?.kind === "text" && !first.quoted && /^[012]$/.test(first.value) ? first.value : "";
       if ((op[0] === ">" || op === "<") && digit) {
         parts = [];
         inWord = false;
@@ -159,7 +162,7 @@ export function parseLine(line: string): Parsed {
   const empty = () => command.words.length === 0 && command.redirects.length === 0;
 
   for (let t = 0; t < tokens.length; t++) {
-    const token = tokens[t];
+    const token = tokens[t]!;
     if (token.kind === "word") {
       command.words.push(token.parts);
       continue;

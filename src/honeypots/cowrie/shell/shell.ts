@@ -8,7 +8,40 @@ import { FakeFs } from "./fakefs.ts";
 import { account } from "./host.ts";
 import { expandWord, isAssignment, parseLine, type Expander, type Redirect, type SimpleCommand } from "./parse.ts";
 
-export type ShellEffect = { kind: "command.failed"; input: string } | { kind: "file_download"; url: string };
+export type ShellEffect =
+  | { kind: "command.failed"; input: string }
+  /** A download command's fetch; `result` is absent when the session fetches nothing (old behaviour). */
+  | { kind: "file_download"; url: string; result?: FetchResult; destfile?: string };
+
+/** What a download command asks the session to fetch (the shell itself does no I/O). */
+export interface FetchRequest {
+  url: string;
+  /** The tool, for its User-Agent and the protocol it speaks. */
+  tool: "wget" | "curl" | "tftp" | "ftpget";
+}
+
+/** The outcome of a fetch, as the download commands print it. */
+export type FetchResult =
+  | {
+      ok: true;
+      /** HTTP status and reason (200 OK for tftp and ftp). */
+      status: number;
+      statusText: string;
+      contentType: string | null;
+      /** Length the server announced, if it did. */
+      length: number | null;
+      size: number;
+      sha256: string;
+      /** Where the honeypot keeps the bytes until the node has sent them to Core. */
+      outfile: string;
+      /** Stopped at the size limit: the file holds the first `size` bytes only. */
+      truncated: boolean;
+      /** The first bytes as text (what `cat` of the saved file shows). */
+      text: string;
+      address: string;
+      ms: number;
+    }
+  | { ok: false; error: "resolve" | "refused" | "timeout" | "http" | "blocked" | "disabled" | "full"; status?: number; statusText?: string; address?: string; message: string };
 
 export interface ShellResult {
   /** stdout and stderr interleaved as a terminal shows them. */
@@ -18,6 +51,8 @@ export interface ShellResult {
   status: number;
   exit: boolean;
   effects: ShellEffect[];
+  /** Fetches the line needs before it can run: the session fetches them and runs the line again. */
+  pending: FetchRequest[];
 }
 
 export interface ShellOptions {
@@ -30,6 +65,11 @@ export interface ShellOptions {
   now?: () => Date;
   /** Where the attacker connects from, as `w` and `who` show it. */
   remoteIp?: string;
+  /**
+   * The session fetches what download commands ask for (docs/artifacts.md). Without it a
+   * download is only recorded and fails as on a box whose outbound traffic is blocked.
+   */
+  downloads?: boolean;
 }
 
 export interface CommandIo {
@@ -84,6 +124,9 @@ export class Shell {
   exited = false;
   readonly history: string[] = [];
   private effects: ShellEffect[] = [];
+  private pending: FetchRequest[] = [];
+  /** Results of fetches by tool and URL, filled by the session between runs of a line. */
+  private readonly fetched = new Map<string, FetchResult>();
   private depth: number;
 
   /** `parent` makes a child bash: same machine and files, its own cwd, variables and exit. */
@@ -127,9 +170,50 @@ export class Shell {
 
   run(line: string): ShellResult {
     this.effects = [];
+    this.pending = [];
     if (line.trim()) this.history.push(line);
     const chunks = this.chunks(line, this.tty);
-    return { output: joined(chunks), stdout: joined(chunks, 1), stderr: joined(chunks, 2), status: this.status, exit: this.exited, effects: this.effects };
+    return { output: joined(chunks), stdout: joined(chunks, 1), stderr: joined(chunks, 2), status: this.status, exit: this.exited, effects: this.effects, pending: this.pending };
+  }
+
+  /**
+   * A download command's fetch: the result once the session has fetched it, else null (the
+   * request is noted, and the session runs the line again from a snapshot once it has it).
+   */
+  fetch(request: FetchRequest): FetchResult | null {
+    if (this.parent) return this.parent.fetch(request);
+    if (!this.opts.downloads) return { ok: false, error: "disabled", message: "downloads are not fetched" };
+    const done = this.fetched.get(`${request.tool} ${request.url}`);
+    if (done) return done;
+    this.pending.push(request);
+    return null;
+  }
+
+  /** Gives a fetch's result to the next run of the line. */
+  fetchedResult(request: FetchRequest, result: FetchResult): void {
+    this.fetched.set(`${request.tool} ${request.url}`, result);
+  }
+
+  /** Forgets fetch results once their line has run: the next `wget` of a URL fetches again. */
+  clearFetched(): void {
+    this.fetched.clear();
+  }
+
+  /** A function that puts the shell back as it was before a line (files, cwd, variables, status). */
+  snapshot(): () => void {
+    const fs = this.fs.snapshot();
+    const { cwd, status, exited } = this;
+    const env = new Map(this.env);
+    const history = this.history.length;
+    return () => {
+      fs();
+      this.cwd = cwd;
+      this.status = status;
+      this.exited = exited;
+      this.env.clear();
+      for (const [k, v] of env) this.env.set(k, v);
+      this.history.length = history;
+    };
   }
 
   /** Records something the session turns into an event, also from inside `sh -c` or `$(...)`. */
@@ -243,13 +327,13 @@ export class Shell {
   /** Runs one simple command; also how `sudo`, `nohup` and `busybox APPLET` run theirs. */
   invoke(argv: string[], io: CommandIo): CommandResult {
     const words = [...argv];
-    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) {
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) {
       const assignment = words.shift() as string;
       const eq = assignment.indexOf("=");
       this.env.set(assignment.slice(0, eq), assignment.slice(eq + 1));
     }
-    if (words.length === 0) return { status: 0 };
     const [name, ...args] = words;
+    if (name === undefined) return { status: 0 };
     let builtin = findCommand(name);
     if (name.includes("/")) {
       const path = this.resolve(name);

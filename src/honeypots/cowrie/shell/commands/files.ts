@@ -17,7 +17,8 @@ export function columns(names: string[], width = TERMINAL_WIDTH): string {
     const lines: string[] = [];
     for (let r = 0; r < rows; r++) {
       const cells = widths.map((_, c) => names[c * rows + r]).filter((n) => n !== undefined);
-      lines.push(cells.map((n, c) => (c === cells.length - 1 ? n : n.padEnd(widths[c]))).join(""));
+      // Only trailing columns lack a row's cell, so cell c still sits in column c.
+      lines.push(cells.map((n, c) => (c === cells.length - 1 ? n : n.padEnd(widths[c]!))).join(""));
     }
     return `${lines.join("\n")}\n`;
   }
@@ -87,7 +88,7 @@ const cd: Command = (shell, args) => {
   return { stdout: target === "-" ? `${path}\n` : "" };
 };
 
-function readable(shell: Shell, command: string, target: string): { text: string } | { error: string } {
+export function readable(shell: Shell, command: string, target: string): { text: string } | { error: string } {
   const path = shell.resolve(target);
   const kind = shell.fs.kind(path);
   if (kind === "dir") return { error: `${command}: ${target}: Is a directory\n` };
@@ -120,12 +121,13 @@ export function unescape(text: string): { text: string; stop: boolean } {
   let out = "";
   for (let i = 0; i < text.length; i++) {
     if (text[i] !== "\\" || i + 1 >= text.length) {
-      out += text[i];
+      out += text.charAt(i);
       continue;
     }
-    const c = text[++i];
+    const c = text.charAt(++i);
     const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", f: "\f", v: "\v", "\\": "\\" };
-    if (c in simple) out += simple[c];
+    const escaped = simple[c];
+    if (escaped !== undefined) out += escaped;
     else if (c === "c") return { text: out, stop: true };
     else if (c === "x" && /^[0-9a-fA-F]/.test(text[i + 1] ?? "")) {
       const hex = /^[0-9a-fA-F]{1,2}/.exec(text.slice(i + 1))?.[0] ?? "";
@@ -144,8 +146,8 @@ const echo: Command = (_shell, args) => {
   let escapes = false;
   let newline = true;
   let i = 0;
-  for (; i < args.length && /^-[neE]+$/.test(args[i]); i++) {
-    for (const c of args[i].slice(1)) {
+  for (; i < args.length && /^-[neE]+$/.test(args[i]!); i++) {
+    for (const c of args[i]!.slice(1)) {
       if (c === "n") newline = false;
       else escapes = c === "e";
     }
@@ -157,8 +159,8 @@ const echo: Command = (_shell, args) => {
 };
 
 const printf: Command = (_shell, args) => {
-  if (args.length === 0) return { stderr: "printf: usage: printf [-v var] format [arguments]\n", status: 2 };
   const [format, ...values] = args;
+  if (format === undefined) return { stderr: "printf: usage: printf [-v var] format [arguments]\n", status: 2 };
   let next = 0;
   const filled = format.replace(/%([%sdbc])/g, (_all, spec: string) => {
     if (spec === "%") return "%";
@@ -207,7 +209,7 @@ function copy(command: "cp" | "mv"): Command {
   return (shell, args) => {
     const operands = flags(args).operands;
     if (operands.length < 2) return { stderr: `${command}: missing file operand\nTry '${command} --help' for more information.\n`, status: 1 };
-    const [source, target] = [operands[0], operands[operands.length - 1]];
+    const [source, target] = [operands[0]!, operands[operands.length - 1]!];
     const from = shell.resolve(source);
     const text = shell.fs.read(from);
     if (text === null) return { stderr: `${command}: cannot stat '${source}': No such file or directory\n`, status: 1 };

@@ -18,8 +18,8 @@ export function countOption(args: string[], letter: string, fallback: number): {
   const rest: string[] = [];
   let count = fallback;
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === `-${letter}` && i + 1 < args.length) count = Number.parseInt(args[++i], 10);
+    const arg = args[i]!;
+    if (arg === `-${letter}` && i + 1 < args.length) count = Number.parseInt(args[++i]!, 10);
     else if (arg.startsWith(`-${letter}`)) count = Number.parseInt(arg.slice(2), 10);
     else if (/^-\d+$/.test(arg)) count = Number.parseInt(arg.slice(1), 10);
     else rest.push(arg);

@@ -39,7 +39,7 @@ function clock(date: Date): string {
   return date.toISOString().slice(11, 19);
 }
 
-function uptimeSeconds(shell: Shell): number {
+export function uptimeSeconds(shell: Shell): number {
   return BOOT_UPTIME_S + Math.floor((shell.now().getTime() - STARTED) / 1000);
 }
 
@@ -136,32 +136,6 @@ const df: Command = (_shell, args) => {
   return { stdout: `${lines.join("\n")}\n` };
 };
 
-const PROCESSES: Array<[number, string, string]> = [
-  [1, "root", "/sbin/init"],
-  [2, "root", "[kthreadd]"],
-  [312, "root", "/lib/systemd/systemd-journald"],
-  [341, "root", "/lib/systemd/systemd-udevd"],
-  [498, "root", "/usr/sbin/cron -f"],
-  [502, "messagebus", "/usr/bin/dbus-daemon --system --address=systemd: --nofork --nopidfile --systemd-activation --syslog-only"],
-  [511, "root", "/lib/systemd/systemd-logind"],
-  [604, "root", "sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups"],
-  [611, "root", "/sbin/agetty -o -p -- \\u --noclear - linux"],
-];
-
-const ps: Command = (shell, args) => {
-  const full = args.some((a) => /^-?[a-z]*[aefx]/.test(a));
-  const bash = shell.pid;
-  if (!full) {
-    return { stdout: `    PID TTY          TIME CMD\n${String(bash).padStart(7)} pts/0    00:00:00 bash\n${String(bash + 7).padStart(7)} pts/0    00:00:00 ps\n` };
-  }
-  const rows = [...PROCESSES, [bash - 3, "root", `sshd: ${shell.username}@pts/0`] as const, [bash, shell.username, "-bash"] as const, [bash + 7, shell.username, `ps ${args.join(" ")}`] as const];
-  return {
-    stdout: `UID          PID    PPID  C STIME TTY          TIME CMD\n${rows
-      .map(([pid, user, cmd]) => `${(user.length > 8 ? `${user.slice(0, 7)}+` : user).padEnd(8)} ${String(pid).padStart(7)} ${String(pid === 1 ? 0 : 1).padStart(7)}  0 Oct07 ${pid >= bash - 3 ? "pts/0   " : "?       "} 00:00:00 ${cmd}`)
-      .join("\n")}\n`,
-  };
-};
-
 const top: Command = (shell, _args, io) => {
   if (!io.toTerminal) return { stderr: "top: failed tty get\n", status: 1 };
   const m = MEMORY;
@@ -181,8 +155,9 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 export function dateText(d: Date, format = "%a %b %e %H:%M:%S %Z %Y"): string {
   const two = (n: number) => String(n).padStart(2, "0");
   const codes: Record<string, string> = {
-    a: DAYS[d.getUTCDay()],
-    b: MONTHS[d.getUTCMonth()],
+    // A valid date's day (0-6) and month (0-11) index the tables; toISOString below throws on an invalid one.
+    a: DAYS[d.getUTCDay()]!,
+    b: MONTHS[d.getUTCMonth()]!,
     d: two(d.getUTCDate()),
     e: String(d.getUTCDate()).padStart(2),
     H: two(d.getUTCHours()),
@@ -220,6 +195,81 @@ const exportCommand: Command = (shell, args) => {
     if (eq > 0) shell.env.set(arg.slice(0, eq), arg.slice(eq + 1));
   }
   return {};
+};
+
+/** bash 5.2's builtins, in the order `enable` lists them; the POSIX special ones are what `enable -s` shows. */
+const BUILTINS = [".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait"];
+const SPECIAL_BUILTINS = new Set([".", ":", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set", "shift", "source", "times", "trap", "unset"]);
+const ENABLE_USAGE = "enable: usage: enable [-a] [-dnps] [-f filename] [name ...]\n";
+const ENABLE_HELP = `enable: enable [-a] [-dnps] [-f filename] [name ...]
+    Enable and disable shell builtins.
+    
+    Enables and disables builtin shell commands.  Disabling allows you to
+    execute a disk command which has the same name as a shell builtin
+    without using a full pathname.
+    
+    Options:
+      -a\tprint a list of builtins showing whether or not each is enabled
+      -n\tdisable each NAME or display a list of disabled builtins
+      -p\tprint the list of builtins in a reusable format
+      -s\tprint only the names of Posix \`special' builtins
+    
+    Options controlling dynamic loading:
+      -f\tLoad builtin NAME from shared object FILENAME
+      -d\tRemove a builtin loaded with -f
+    
+    Without options, each NAME is enabled.
+    
+    To use the \`test' found in $PATH instead of the shell builtin
+    version, type \`enable -n test'.
+    
+    Exit Status:
+    Returns success unless NAME is not a shell builtin or an error occurs.
+`;
+
+/**
+ * bash's `enable`, which bots that expect a router's CLI type first. Nothing is ever disabled
+ * here: `enable -n NAME` succeeds but later lists still show NAME enabled.
+ */
+const enable: Command = (shell, args) => {
+  const fail = (message: string) => `${shell.errorPrefix}enable: ${message}\n`;
+  const options = new Set<string>();
+  let library: string | undefined;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      i++;
+      break;
+    }
+    if (arg === "--help") return { stdout: ENABLE_HELP, status: 2 };
+    if (!arg.startsWith("-") || arg === "-") break;
+    for (let j = 1; j < arg.length; j++) {
+      const letter = arg.charAt(j);
+      if (letter === "f") {
+        library = j + 1 < arg.length ? arg.slice(j + 1) : args[++i];
+        if (library === undefined) return { stderr: fail("-f: option requires an argument") + ENABLE_USAGE, status: 2 };
+        break;
+      }
+      if (!"adnps".includes(letter)) return { stderr: fail(`-${letter}: invalid option`) + ENABLE_USAGE, status: 2 };
+      options.add(letter);
+    }
+  }
+  const names = args.slice(i);
+  // No shared object can be loaded: the box has none that are builtins.
+  if (library !== undefined) return { stderr: fail(`cannot open shared object ${library}: ${library}: cannot open shared object file: No such file or directory`), status: 1 };
+  if (names.length === 0) {
+    // -n lists the disabled builtins, and none are.
+    if (options.has("n") && !options.has("a")) return {};
+    const listed = options.has("s") ? BUILTINS.filter((b) => SPECIAL_BUILTINS.has(b)) : BUILTINS;
+    return { stdout: listed.map((b) => `enable ${b}\n`).join("") };
+  }
+  let stderr = "";
+  for (const name of names) {
+    if (!BUILTINS.includes(name)) stderr += fail(`${name}: not a shell builtin`);
+    else if (options.has("d")) stderr += fail(`${name}: not dynamically loaded`);
+  }
+  return { stderr, status: stderr ? 1 : 0 };
 };
 
 const exit: Command = (shell, args) => {
@@ -274,10 +324,10 @@ export const SYSTEM_COMMANDS: Record<string, Command> = {
   nproc: () => ({ stdout: `${CPU_COUNT}\n` }),
   lscpu,
   df,
-  ps,
   top,
   date,
   which,
+  enable,
   export: exportCommand,
   unset: (shell, args) => {
     for (const name of args) shell.env.delete(name);

@@ -27,9 +27,10 @@ const grep: Command = (shell, args, io) => {
   const rest: string[] = [];
   let expression: string | undefined;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "-e" && i + 1 < args.length) expression = args[++i];
-    else if (/^-[a-zA-Z]+$/.test(args[i])) for (const c of args[i].slice(1)) options.add(c);
-    else rest.push(args[i]);
+    const arg = args[i]!;
+    if (arg === "-e" && i + 1 < args.length) expression = args[++i];
+    else if (/^-[a-zA-Z]+$/.test(arg)) for (const c of arg.slice(1)) options.add(c);
+    else rest.push(arg);
   }
   expression ??= rest.shift();
   if (expression === undefined) return { stderr: "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.\n", status: 2 };
@@ -61,7 +62,7 @@ const wc: Command = (shell, args, io) => {
   const picked = counts.filter(([c]) => short.has(c) || (c === "c" && short.has("m")));
   const shown = picked.length > 0 ? picked : counts;
   // One count on stdin is printed bare; several are right-aligned in 7 columns, like coreutils.
-  const text = shown.length === 1 && operands.length === 0 ? String(shown[0][1]) : shown.map(([, n]) => String(n).padStart(7)).join(" ");
+  const text = shown.length === 1 && operands.length === 0 ? String(shown[0]![1]) : shown.map(([, n]) => String(n).padStart(7)).join(" ");
   return { stdout: `${text}${operands.length === 1 ? ` ${operands[0]}` : ""}\n`, stderr: input.stderr, status: input.status };
 };
 
@@ -73,15 +74,17 @@ const awk: Command = (shell, args, io) => {
   let separator: string | undefined;
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === "-F" && i + 1 < args.length) separator = args[++i];
-    else if (args[i].startsWith("-F")) separator = args[i].slice(2);
-    else rest.push(args[i]);
+    const arg = args[i]!;
+    if (arg === "-F" && i + 1 < args.length) separator = args[++i];
+    else if (arg.startsWith("-F")) separator = arg.slice(2);
+    else rest.push(arg);
   }
   const program = rest.shift() ?? "";
   const input = gather(shell, "awk", rest, io.stdin);
   const match = /^\s*(?:(N?F?NR)\s*==\s*(\d+)|\/([^/]*)\/)?\s*\{\s*print\s*([^}]*?);?\s*\}\s*$/.exec(program);
   if (!match) return { stderr: input.stderr };
-  const [, counter, line, regex, printed] = match;
+  // The print list's group is not optional: it is set (maybe empty) whenever the program matches.
+  const [, counter, line, regex, printed = ""] = match;
   const filter = regex !== undefined ? pattern(regex, false) : undefined;
   const out: string[] = [];
   lines(input.text).forEach((text, i) => {
@@ -120,22 +123,23 @@ const cut: Command = (shell, args, io) => {
   let list = "";
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = [args[i].slice(0, 2), args[i].slice(2)];
+    const arg = args[i]!;
+    const [flag, inline] = [arg.slice(0, 2), arg.slice(2)];
     if (flag === "-d") delimiter = inline || args[++i] || "\t";
     else if (flag === "-f") list = inline || args[++i] || "";
-    else rest.push(args[i]);
+    else rest.push(arg);
   }
   if (!list) return { stderr: "cut: you must specify a list of bytes, characters, or fields\nTry 'cut --help' for more information.\n", status: 1 };
   const wanted = list.split(",").flatMap((range) => {
     const [from, to] = range.split("-").map((n) => Number.parseInt(n, 10));
     // An open or huge range stops at 256 fields: no line here has more, and the list stays small.
     const first = from || 1;
-    return range.includes("-") ? Array.from({ length: Math.max(0, Math.min(to || 256, 256) - first + 1) }, (_, k) => first + k) : [from];
+    return range.includes("-") ? Array.from({ length: Math.max(0, Math.min(to || 256, 256) - first + 1) }, (_, k) => first + k) : [Number.parseInt(range, 10)];
   });
   const input = gather(shell, "cut", rest, io.stdin);
   const out = lines(input.text).map((l) => {
     const parts = l.split(delimiter);
-    return parts.length === 1 ? l : wanted.filter((f) => f <= parts.length).map((f) => parts[f - 1]).join(delimiter);
+    return parts.length === 1 ? l : wanted.filter((f) => f <= parts.length).map((f) => parts[f - 1] ?? "").join(delimiter);
   });
   return { stdout: joinLines(out), stderr: input.stderr, status: input.status };
 };

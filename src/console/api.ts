@@ -1,0 +1,152 @@
+/**
+ * Talking to Core's REST API from the console: same origin, the token from sessionStorage,
+ * node ids kept exact (they are u64, above 2^53: read as strings), errors in Core's shape.
+ */
+const TOKEN_KEY = "honeybee.token";
+
+export const token = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (t: string) => sessionStorage.setItem(TOKEN_KEY, t),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Called when Core says the token is missing or wrong: the app shows the sign-in page. */
+export const authListeners = new Set<() => void>();
+
+/** u64 node ids as strings: `"node_id":18446744073709551557` -> `"node_id":"18446744073709551557"`. */
+export function parseJson<T = any>(text: string): T {
+  return JSON.parse(text.replace(/"node_id":(\d+)/g, '"node_id":"$1"'));
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  const t = token.get();
+  if (t) headers.authorization = `Bearer ${t}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: any = null;
+  try {
+    parsed = parseJson(text);
+  } catch {}
+  if (!res.ok) {
+    const err = parsed?.error;
+    if (res.status === 401) for (const l of authListeners) l();
+    throw new ApiError(res.status, err?.code ?? "http_" + res.status, err?.message ?? `${method} ${path}: HTTP ${res.status}`);
+  }
+  return parsed as T;
+}
+
+export const get = <T = any>(path: string) => request<T>("GET", path);
+export const post = <T = any>(path: string, body: unknown) => request<T>("POST", path, body);
+
+/** A query string from the set fields of an object. */
+export function qs(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
+  const s = q.toString();
+  return s ? "?" + s : "";
+}
+
+/**
+ * Whether this Core has an endpoint: 404 (no such path) and 405 mean it does not. Pages for
+ * APIs that are newer than some Cores use it to show "not available on this Core" instead of
+ * an error.
+ */
+export async function probe(path: string): Promise<boolean> {
+  try {
+    await get(path);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && (e.status === 404 || e.status === 405) && /^(not_found|method_not_allowed)$/.test(e.code) && /no such path|not allowed/.test(e.message)) return false;
+    throw e;
+  }
+}
+
+export interface Me {
+  name: string;
+  role: "read" | "operator";
+  auth_enabled: boolean;
+}
+
+export interface EventRecord {
+  id: number;
+  node_id: string | null;
+  pot_id: string | null;
+  pot_type: string | null;
+  event_type: string;
+  timestamp: string;
+  src_ip: string | null;
+  data: Record<string, any>;
+  geo?: { country?: string | null; asn?: number | null; as_org?: string | null } | null;
+}
+
+export interface NodeSummary {
+  node_id: string;
+  node_name: string;
+  status: string;
+  node_type: string;
+}
+
+export interface Pot {
+  node_id?: string;
+  pot_id: string;
+  pot_type: string;
+  status: string;
+}
+
+export interface NodeDetail extends NodeSummary {
+  address: string | null;
+  port: number | null;
+  last_seen?: string;
+  honeypots: Pot[];
+}
+
+export interface TopEntry {
+  value: string;
+  count: number;
+}
+
+export interface Stats {
+  total_events: number;
+  window: string;
+  window_start: string;
+  window_events: number;
+  ingest: Record<string, number>;
+  security: { auth_enabled: boolean; node_auth_enabled: boolean; tls: boolean } & Record<string, unknown>;
+  top: Record<string, TopEntry[] | undefined>;
+}
+
+export interface CommandRecord {
+  command_id: string;
+  node_id: string;
+  command: string;
+  pot_id: string | null;
+  body: unknown;
+  status: "issued" | "sent" | "succeeded" | "failed";
+  message: string | null;
+  data: unknown;
+  source: string;
+  principal: string | null;
+  remote_addr: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CatalogueKind {
+  name: string;
+  aliases: string[];
+  description: string;
+  config: Record<string, { default: string; description: string; port: boolean }>;
+  events: string[];
+}

@@ -1,0 +1,171 @@
+/** Pieces every page uses: loading and error states, tables of top values, badges, charts. */
+import type { ComponentChildren } from "preact";
+import { createContext } from "preact";
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import { ApiError, type Me, type TopEntry } from "./api";
+import { num } from "./format";
+
+export const MeContext = createContext<Me>({ name: "anonymous", role: "operator", auth_enabled: false });
+export const useMe = () => useContext(MeContext);
+
+export interface Async<T> {
+  data: T | null;
+  error: Error | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Runs `load` when `deps` change and on `reload()`; keeps the last data while reloading (no layout jump). */
+export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
+  const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error) => live && setState((s) => ({ data: s.data, error, loading: false })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { ...state, reload: () => setTick((n) => n + 1) };
+}
+
+export function useInterval(fn: () => void, ms: number): void {
+  const ref = useRef(fn);
+  ref.current = fn;
+  useEffect(() => {
+    const id = setInterval(() => ref.current(), ms);
+    return () => clearInterval(id);
+  }, [ms]);
+}
+
+export function ErrorNote({ error }: { error: Error | null }) {
+  if (!error) return null;
+  const code = error instanceof ApiError ? `${error.status} ${error.code}: ` : "";
+  return (
+    <p class="error" role="alert">
+      {code}
+      {error.message}
+    </p>
+  );
+}
+
+/** What a page shows where this Core lacks an API (an older Core, or a feature not merged yet). */
+export function Unavailable({ what, api }: { what: string; api: string }) {
+  return (
+    <div class="unavailable" role="status">
+      <strong>{what}: not available on this Core.</strong> It needs <code>{api}</code>, which this Core does not serve. This page lights up when Core is updated.
+    </div>
+  );
+}
+
+export function Card({ title, children, class: cls, id }: { title: ComponentChildren; children: ComponentChildren; class?: string; id?: string }) {
+  return (
+    <section class={"card " + (cls ?? "")} aria-labelledby={id && id + "-h"} id={id}>
+      <h2 id={id && id + "-h"}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+export function Status({ value }: { value: string }) {
+  const v = value.toLowerCase();
+  const tone = /running|connected|succeeded|open/.test(v) ? "ok" : /fail|error|stopped|unknown|closed|crash/.test(v) ? "bad" : "mid";
+  return <span class={"badge " + tone}>{value}</span>;
+}
+
+/** A top-N list as a table with bars; `href` makes values links. */
+export function TopTable({ rows, label, href, testid }: { rows: TopEntry[] | undefined; label: string; href?: (v: string) => string; testid?: string }) {
+  if (!rows) return null;
+  const max = rows[0]?.count ?? 1;
+  return (
+    <table class="top" data-testid={testid}>
+      <thead>
+        <tr>
+          <th scope="col">{label}</th>
+          <th scope="col" class="n">
+            events
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.length === 0 && (
+          <tr>
+            <td colSpan={2} class="muted">
+              none yet
+            </td>
+          </tr>
+        )}
+        {rows.map((r) => (
+          <tr key={r.value}>
+            <td class="bar-cell">
+              <span class="bar" style={{ width: `${(100 * r.count) / max}%` }} />
+              <span class="val">{href ? <a href={href(r.value)}>{r.value}</a> : r.value}</span>
+            </td>
+            <td class="n">{num(r.count)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function Json({ value }: { value: unknown }) {
+  return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+
+/**
+ * A bar chart of counts per step (uPlot: canvas, ~20 KB gzip, built for time series that
+ * update often). `version` changes when `counts` changed in place.
+ */
+export function StepChart({ start, stepMs, counts, version, label, height = 160 }: { start: number; stepMs: number; counts: number[]; version: number; label: string; height?: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const data = (): uPlot.AlignedData => [counts.map((_, i) => (start + i * stepMs) / 1000), counts];
+  useEffect(() => {
+    const el = box.current!;
+    const accent = css("--accent") || "#e0a100";
+    const fg = css("--muted") || "#888";
+    const grid = css("--line") || "#333";
+    const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const opts: uPlot.Options = {
+      width: el.clientWidth || 600,
+      height,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
+      axes: [axis, { ...axis, size: 48 }],
+      series: [{}, { label, stroke: accent, fill: accent + "55", width: 1, paths: uPlot.paths.bars!({ size: [0.9, 20] }), points: { show: false } }],
+    };
+    plot.current = new uPlot(opts, data(), el);
+    const ro = new ResizeObserver(() => plot.current?.setSize({ width: el.clientWidth, height }));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      plot.current?.destroy();
+      plot.current = null;
+    };
+  }, [height]);
+  useEffect(() => {
+    plot.current?.setData(data());
+  }, [start, version, counts]);
+  return <div class="chart" ref={box} style={{ height: height + "px" }} role="img" aria-label={label} />;
+}
+
+/** The world map, loaded when first shown (./worldmap.tsx). */
+export function LazyWorldMap({ rows }: { rows: TopEntry[] }) {
+  const [Map, setMap] = useState<null | ((p: { rows: TopEntry[] }) => preact.JSX.Element)>(null);
+  const [error, setError] = useState<Error | null>(null);
+  useEffect(() => {
+    import("./worldmap").then((m) => setMap(() => m.default), setError);
+  }, []);
+  if (error) return <ErrorNote error={error} />;
+  return Map ? <Map rows={rows} /> : <div class="world" aria-busy="true" />;
+}

@@ -1,0 +1,153 @@
+/**
+ * An attacker: everything one source address did, read from GET /api/v1/events?src_ip= (the
+ * newest MAX events): first and last seen, honeypots, sessions, credentials tried, commands
+ * and downloads. Country and network appear when events carry `geo` (GeoIP on Core).
+ */
+import { get, qs, type EventRecord } from "../api";
+import { Card, ErrorNote, useAsync } from "../components";
+import { num, summary, time } from "../format";
+
+const MAX = 5000;
+
+async function load(ip: string): Promise<{ events: EventRecord[]; more: boolean }> {
+  const events: EventRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { events: EventRecord[]; next_cursor: string | null } = await get("/api/v1/events" + qs({ src_ip: ip, limit: 1000, cursor }));
+    events.push(...page.events);
+    cursor = page.next_cursor;
+  } while (cursor && events.length < MAX);
+  return { events, more: cursor !== null };
+}
+
+function counted(values: string[]): [string, number][] {
+  const m = new Map<string, number>();
+  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
+  return [...m].sort((a, b) => b[1] - a[1]);
+}
+
+export function AttackerPage({ ip }: { ip: string }) {
+  const r = useAsync(() => load(ip), [ip]);
+  const events = r.data?.events ?? [];
+  const newest = events[0];
+  const oldest = events[events.length - 1];
+  const creds = counted(events.filter((e) => e.data?.username !== undefined && e.data?.password !== undefined).map((e) => `${e.data.username} / ${e.data.password}`));
+  const commands = events.filter((e) => typeof e.data?.input === "string" && e.event_type.includes("command"));
+  const downloads = events.filter((e) => typeof e.data?.url === "string");
+  const sessions = counted(events.map((e) => e.data?.session).filter((s): s is string => typeof s === "string"));
+  const pots = counted(events.map((e) => e.pot_id ?? "?"));
+  const geo = events.find((e) => e.geo)?.geo;
+  return (
+    <main id="main" class="attacker">
+      <h1>
+        Attacker <span class="mono">{ip}</span>
+      </h1>
+      <ErrorNote error={r.error} />
+      {r.loading && !r.data && <p class="muted">Reading events…</p>}
+      {r.data && (
+        <>
+          <dl class="facts" data-testid="attacker-facts">
+            <div>
+              <dt>First seen</dt>
+              <dd>
+                {time(oldest?.timestamp)}
+                {r.data.more && " (or earlier: only the newest " + num(MAX) + " events are read)"}
+              </dd>
+            </div>
+            <div>
+              <dt>Last seen</dt>
+              <dd>{time(newest?.timestamp)}</dd>
+            </div>
+            <div>
+              <dt>Events</dt>
+              <dd>
+                {num(events.length)}
+                {r.data.more && "+"} · <a href={`/events?src_ip=${encodeURIComponent(ip)}`}>all in Events</a>
+              </dd>
+            </div>
+            <div>
+              <dt>Honeypots</dt>
+              <dd>{pots.map(([p, n]) => `${p} (${n})`).join(", ") || "–"}</dd>
+            </div>
+            <div>
+              <dt>Country, network</dt>
+              <dd>{geo ? [geo.country, geo.asn && `AS${geo.asn}`, geo.as_org].filter(Boolean).join(" · ") : <span class="muted">not available on this Core (no GeoIP)</span>}</dd>
+            </div>
+          </dl>
+          <div class="grid2">
+            <Card title={`Credentials tried (${creds.length})`} id="creds">
+              <table class="top" data-testid="credentials">
+                <tbody>
+                  {creds.length === 0 && (
+                    <tr>
+                      <td class="muted">none</td>
+                    </tr>
+                  )}
+                  {creds.map(([c, n]) => (
+                    <tr key={c}>
+                      <td class="mono">{c}</td>
+                      <td class="n">{n}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Card>
+            <Card title={`Commands (${commands.length})`} id="commands">
+              <ol class="commands mono" data-testid="commands" reversed>
+                {commands.length === 0 && <li class="muted">none</li>}
+                {commands.map((e) => (
+                  <li key={e.id} title={time(e.timestamp)}>
+                    {e.data.input}
+                  </li>
+                ))}
+              </ol>
+            </Card>
+            <Card title={`Sessions (${sessions.length})`} id="sessions">
+              <ul class="plain mono">
+                {sessions.length === 0 && <li class="muted">none</li>}
+                {sessions.map(([s, n]) => (
+                  <li key={s}>
+                    <a href={`/sessions/${encodeURIComponent(s)}`}>{s}</a> <span class="muted">{n} events</span>
+                  </li>
+                ))}
+              </ul>
+            </Card>
+            <Card title={`Downloads (${downloads.length})`} id="downloads">
+              <ul class="plain mono">
+                {downloads.length === 0 && <li class="muted">none</li>}
+                {downloads.map((e) => (
+                  <li key={e.id}>{e.data.url}</li>
+                ))}
+              </ul>
+            </Card>
+          </div>
+          <Card title="Every event" id="all">
+            <div class="table-wrap">
+              <table class="events" data-testid="attacker-events">
+                <thead>
+                  <tr>
+                    <th scope="col">time</th>
+                    <th scope="col">honeypot</th>
+                    <th scope="col">event type</th>
+                    <th scope="col">what</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {events.slice(0, 500).map((e) => (
+                    <tr key={e.id}>
+                      <td class="mono nowrap">{time(e.timestamp)}</td>
+                      <td>{e.pot_id}</td>
+                      <td class="mono">{e.event_type}</td>
+                      <td class="ellipsis">{summary(e)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {events.length > 500 && <p class="muted">The newest 500 are shown; <a href={`/events?src_ip=${encodeURIComponent(ip)}`}>page through all of them</a>.</p>}
+            </div>
+          </Card>
+        </>
+      )}
+    </main>
+  );
+}

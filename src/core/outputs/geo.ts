@@ -1,0 +1,24 @@
+/**
+ * Where GeoIP enrichment plugs into outputs and rules: a source whose events carry `geo`
+ * (`{country, asn, as_org}`) from a lookup by source address. With it, ECS lines get
+ * `source.geo`/`source.as`, CEF and LEEF the country and ASN, and rules on `country`, `asn` and
+ * `geo.*` match; without it those rules match nothing (docs/outputs.md, "Country and ASN").
+ */
+import type { Geo, OutEvent } from "./event";
+import type { EventSource } from "./reader";
+
+export type GeoOf = (ip: string) => Geo | null;
+
+export function withGeo(source: EventSource, geoOf: GeoOf): EventSource {
+  return {
+    lastId: () => source.lastId(),
+    after: (position, limit) =>
+      source.after(position, limit).map((e): OutEvent => {
+        if (e.geo === undefined && e.src_ip !== null) {
+          const geo = geoOf(e.src_ip);
+          if (geo) e.geo = geo;
+        }
+        return e;
+      }),
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * A reader of the stored events with its own persisted position (docs/outputs.md), the engine
+ * behind every output and the alert rules. Like a sink of Vector with its own
+ * acknowledgements: it reads committed events in id order from the event store, hands the
+ * ones it selects to `deliver`, and moves its position only once `deliver` resolved, so a
+ * destination that is down loses nothing and catches up, and a slow one delays only itself
+ * (ingest never waits for an output).
+ */
+import type { Logger } from "../../log";
+import { RateLimitedLog } from "../../net/rate-limited-log";
+import { backoffMs, type RetryPolicy } from "./backoff";
+import type { OutEvent } from "./event";
+
+/** Where committed events come from: the event store (EventQueries). */
+export interface EventSource {
+  after(position: number, limit: number): OutEvent[];
+  lastId(): number;
+}
+
+export interface PositionStore {
+  position(reader: string): number | null;
+  setPosition(reader: string, position: number): void;
+}
+
+export type ReaderState = "idle" | "delivering" | "retrying" | "stopped";
+
+export interface ReaderStatus {
+  state: ReaderState;
+  position: number;
+  delivered: number;
+  failed: number;
+  dropped: number;
+  last_error: string | null;
+  last_delivery_at: string | null;
+}
+
+export interface ReaderOptions {
+  /** Key of the persisted position (`output:<name>`, `rules`). */
+  key: string;
+  source: EventSource;
+  positions: PositionStore;
+  /** Events per `deliver` call at most. */
+  batchSize: number;
+  retry: RetryPolicy;
+  /** Where a reader without a stored position starts. */
+  from: "latest" | "earliest";
+  select: (e: OutEvent) => boolean;
+  /** True while the reader would take nothing (no alert rules): it moves to the newest event without reading any. */
+  skipAll?: () => boolean;
+  deliver: (events: OutEvent[]) => Promise<void>;
+  logger: Logger;
+}
+
+/** Rows read per query: many, so an output that takes few events (alerts only) skips the rest quickly. */
+const READ_ROWS = 1000;
+/**
+ * The position is written at most this often while a reader works through a backlog (and
+ * always when it has caught up or stops): each write takes SQLite's write lock, which the
+ * event writer needs. After a crash (not a clean stop) this much may be delivered again.
+ */
+const PERSIST_EVERY_MS = 1000;
+/** A wake-up in case a commit notification was missed; commits normally wake readers at once. */
+const IDLE_POLL_MS = 5000;
+
+export class StoreReader {
+  private pos: number;
+  private persisted: number;
+  private persistedAt = 0;
+  private readonly counts = { delivered: 0, failed: 0, dropped: 0 };
+  private lastError: string | null = null;
+  private lastDeliveryAt: number | null = null;
+  private state: ReaderState = "idle";
+  private stopped = false;
+  /** Ends the current sleep; `idle` tells whether a commit may end it (a backoff waits for its time). */
+  private wake: (() => void) | null = null;
+  private idle = false;
+  private loop: Promise<void> | null = null;
+  private readonly warn: RateLimitedLog;
+  /** Rejects when the reader stops, so a delivery stuck connecting does not hold up a shutdown. */
+  private readonly stopping = Promise.withResolvers<never>();
+
+  constructor(private readonly o: ReaderOptions) {
+    this.stopping.promise.catch(() => {});
+    const stored = o.positions.position(o.key);
+    this.pos = stored ?? (o.from === "earliest" ? 0 : o.source.lastId());
+    this.persisted = this.pos;
+    if (stored === null) o.positions.setPosition(o.key, this.pos);
+    this.warn = new RateLimitedLog(o.logger, 3, 60_000);
+  }
+
+  get position(): number {
+    return this.pos;
+  }
+
+  start(): void {
+    this.loop ??= this.run().catch((e) => {
+      this.o.logger.error({ err: e }, "reader stopped by an error");
+      this.state = "stopped";
+    });
+  }
+
+  /** New events were committed. */
+  notify(): void {
+    if (this.idle) this.wake?.();
+  }
+
+  /** Stops after the delivery in progress (or at once when `abort` makes it fail); the position is saved. */
+  async stop(abort?: () => Promise<void>): Promise<void> {
+    this.stopped = true;
+    this.stopping.reject(new Error("output stopped"));
+    this.wake?.();
+    await abort?.();
+    await this.loop;
+    this.state = "stopped";
+    this.save();
+  }
+
+  status(): ReaderStatus {
+    return {
+      state: this.state,
+      position: this.pos,
+      ...this.counts,
+      last_error: this.lastError,
+      last_delivery_at: this.lastDeliveryAt === null ? null : new Date(this.lastDeliveryAt).toISOString(),
+    };
+  }
+
+  private sleep(ms: number, idle: boolean): Promise<void> {
+    this.idle = idle;
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        this.idle = false;
+        done();
+      };
+    });
+  }
+
+  private save(): void {
+    if (this.persisted === this.pos) return;
+    try {
+      this.o.positions.setPosition(this.o.key, this.pos);
+      this.persisted = this.pos;
+    } catch (e) {
+      // The position stays in memory and is written next time; a crash meanwhile repeats deliveries, never skips them.
+      this.warn.warn(`${this.o.key}:save`, { err: (e as Error).message }, "cannot save the position");
+    }
+    this.persistedAt = Date.now();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let rows: OutEvent[];
+      try {
+        if (this.o.skipAll?.()) {
+          this.pos = Math.max(this.pos, this.o.source.lastId());
+          rows = [];
+        } else {
+          rows = this.o.source.after(this.pos, READ_ROWS);
+        }
+      } catch (e) {
+        // A database that cannot be read now (locked, damaged, gone) is retried like a destination.
+        this.lastError = `reading events: ${(e as Error).message}`;
+        this.warn.warn(`${this.o.key}:read`, { err: this.lastError }, "cannot read events; retrying");
+        await this.sleep(this.o.retry.maxMs, false);
+        continue;
+      }
+      if (rows.length === 0) {
+        this.save();
+        this.state = "idle";
+        await this.sleep(IDLE_POLL_MS, true);
+        continue;
+      }
+      const picked = rows.filter(this.o.select);
+      for (let i = 0; i < picked.length && !this.stopped; i += this.o.batchSize) {
+        const batch = picked.slice(i, i + this.o.batchSize);
+        if (!(await this.deliver(batch))) return;
+        this.pos = batch[batch.length - 1]!.id;
+        if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
+      }
+      if (this.stopped) return;
+      this.pos = rows[rows.length - 1]!.id;
+      // A backlog read and written without waiting (a file, skipped events) would otherwise keep
+      // the event loop, and with it the sockets that receive events, to itself until caught up.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
+    }
+  }
+
+  /** Delivers one batch, retrying with backoff; false when the reader stopped meanwhile. */
+  private async deliver(batch: OutEvent[]): Promise<boolean> {
+    const { retry } = this.o;
+    for (let attempt = 1; ; attempt++) {
+      if (this.stopped) return false;
+      this.state = attempt === 1 ? "delivering" : "retrying";
+      try {
+        await Promise.race([this.o.deliver(batch), this.stopping.promise]);
+        this.counts.delivered += batch.length;
+        this.lastDeliveryAt = Date.now();
+        if (this.lastError !== null) this.o.logger.info({ events: batch.length }, "delivering works again");
+        this.lastError = null;
+        return true;
+      } catch (e) {
+        if (this.stopped) return false;
+        this.counts.failed++;
+        this.lastError = e instanceof Error ? e.message : String(e);
+        const giveUp = retry.maxAttempts > 0 && attempt >= retry.maxAttempts;
+        this.warn.warn(this.o.key, { err: this.lastError, attempt, events: batch.length, first_id: batch[0]!.id, dropped: giveUp }, giveUp ? "delivery failed; batch dropped" : "delivery failed; retrying");
+        if (giveUp) {
+          this.counts.dropped += batch.length;
+          return true;
+        }
+        this.state = "retrying";
+        await this.sleep(backoffMs(attempt, retry), false);
+      }
+    }
+  }
+}

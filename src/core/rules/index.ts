@@ -1,0 +1,196 @@
+/**
+ * Alert rules (docs/outputs.md): a reader of the stored events with its own position, like an
+ * output, whose delivery is raising alerts. An alert is stored as an event of type
+ * `alert.<rule>` with the node, pot and source address of the event that raised it, so it is
+ * in REST, the live feed and the log like any event, and outputs ship it: those whose
+ * `event_types` take it and those the rule names. The position moves once the alerts of a
+ * batch are committed: at least once (a crash in between raises them again).
+ */
+import { ConfigError } from "../../config";
+import type { OutputStore } from "../../db/output-store";
+import type { Logger } from "../../log";
+import { stringify } from "../../protocol/json";
+import type { Ingest } from "../ingest/types";
+import { ALERT_PREFIX, isAlert, type OutEvent } from "../outputs/event";
+import { StoreReader, type EventSource, type ReaderStatus } from "../outputs/reader";
+import { RuleEngine, type Alert } from "./engine";
+import { RuleError, compileMatch } from "./match";
+import { parseRule, type AlertRule } from "./model";
+
+export type Origin = "config" | "api";
+
+export interface RulesStatus extends ReaderStatus {
+  lag: number;
+  /** Alerts raised since Core started. */
+  alerts: number;
+  /** Alerts a cool-down held back since Core started, per rule. */
+  suppressed: Record<string, number>;
+}
+
+export type RuleChange = { ok: true } | { ok: false; status: 400 | 404 | 409; code: string; message: string };
+
+/** New values remembered per rule at most (about 10 MB of ASNs or addresses across rules). */
+const MAX_SEEN = 200_000;
+
+export class Rules {
+  private readonly defs = new Map<string, { rule: AlertRule; origin: Origin }>();
+  private readonly seen = new Map<string, Set<string>>();
+  private readonly engine: RuleEngine;
+  private reader: StoreReader | null = null;
+  private alerts = 0;
+  private lastCommitted: number;
+  /** New values seen in the batch being delivered, stored once its alerts are committed. */
+  private newSeen: [string, string][] = [];
+
+  constructor(
+    private readonly deps: { store: OutputStore; source: EventSource; ingest: Ingest; logger: Logger },
+  ) {
+    this.lastCommitted = deps.source.lastId();
+    this.engine = new RuleEngine({
+      has: (rule, value) => this.seenOf(rule).has(value),
+      add: (rule, value) => {
+        const set = this.seenOf(rule);
+        if (set.size >= MAX_SEEN) return;
+        set.add(value);
+        this.newSeen.push([rule, value]);
+      },
+    });
+  }
+
+  start(fromConfig: unknown[]): void {
+    for (const raw of fromConfig) {
+      const p = parseRule(raw);
+      const problem = p.ok ? this.compileError(p.value) : p.error;
+      if (problem !== null || !p.ok) throw new ConfigError(`invalid value for "rules": ${problem} (docs/outputs.md)`);
+      if (this.defs.has(p.value.name)) throw new ConfigError(`invalid value for "rules": two rules are named ${JSON.stringify(p.value.name)}`);
+      this.defs.set(p.value.name, { rule: p.value, origin: "config" });
+    }
+    for (const row of this.deps.store.rules()) {
+      const p = parseRule(row.definition);
+      if (!p.ok || this.compileError(p.value) !== null) {
+        this.deps.logger.error({ rule: row.name }, "stored rule is not valid; not used");
+        continue;
+      }
+      if (this.defs.has(p.value.name)) continue;
+      this.defs.set(p.value.name, { rule: p.value, origin: "api" });
+    }
+    this.engine.setRules(this.rules());
+    this.reader = new StoreReader({
+      key: "rules",
+      source: this.deps.source,
+      positions: this.deps.store,
+      batchSize: 1000,
+      retry: { minMs: 500, maxMs: 30_000, maxAttempts: 0 },
+      from: "latest",
+      // Alerts never raise alerts.
+      select: (e) => !isAlert(e),
+      // Without rules, events are not even read (a rule applies from the next event on).
+      skipAll: () => this.engine.size === 0,
+      deliver: (events) => this.deliver(events),
+      logger: this.deps.logger,
+    });
+    this.reader.start();
+  }
+
+  committed(lastId: number): void {
+    this.lastCommitted = Math.max(this.lastCommitted, lastId);
+    this.reader?.notify();
+  }
+
+  list(): { rule: AlertRule; origin: Origin }[] {
+    return [...this.defs.values()];
+  }
+
+  get(name: string) {
+    return this.defs.get(name) ?? null;
+  }
+
+  status(): RulesStatus {
+    const s = this.reader?.status() ?? { state: "stopped", position: 0, delivered: 0, failed: 0, dropped: 0, last_error: null, last_delivery_at: null };
+    return { ...s, lag: Math.max(0, this.lastCommitted - s.position), alerts: this.alerts, suppressed: this.engine.suppressed() };
+  }
+
+  add(raw: unknown): RuleChange {
+    const p = parseRule(raw);
+    if (!p.ok) return { ok: false, status: 400, code: "bad_request", message: p.error };
+    const problem = this.compileError(p.value);
+    if (problem !== null) return { ok: false, status: 400, code: "bad_request", message: problem };
+    const name = p.value.name;
+    if (this.defs.has(name) || !this.deps.store.addRule(name, p.value)) return { ok: false, status: 409, code: "conflict", message: `a rule named ${name} exists already` };
+    this.defs.set(name, { rule: p.value, origin: "api" });
+    this.engine.setRules(this.rules());
+    this.deps.logger.info({ rule: name }, "rule added");
+    return { ok: true };
+  }
+
+  remove(name: string): RuleChange {
+    const d = this.defs.get(name);
+    if (!d) return { ok: false, status: 404, code: "not_found", message: `rule ${name} does not exist` };
+    if (d.origin === "config") return { ok: false, status: 409, code: "conflict", message: `rule ${name} is defined in the config file; remove it there` };
+    this.defs.delete(name);
+    this.seen.delete(name);
+    this.deps.store.deleteRule(name);
+    this.engine.setRules(this.rules());
+    this.deps.logger.info({ rule: name }, "rule removed");
+    return { ok: true };
+  }
+
+  async stop(): Promise<void> {
+    await this.reader?.stop();
+  }
+
+  private rules(): AlertRule[] {
+    return [...this.defs.values()].map((d) => d.rule);
+  }
+
+  private compileError(rule: AlertRule): string | null {
+    try {
+      compileMatch(rule.match);
+      return null;
+    } catch (e) {
+      if (e instanceof RuleError) return `invalid rule: ${e.message}`;
+      throw e;
+    }
+  }
+
+  private seenOf(rule: string): Set<string> {
+    let s = this.seen.get(rule);
+    if (!s) {
+      s = new Set(this.deps.store.seenValues(rule));
+      this.seen.set(rule, s);
+    }
+    return s;
+  }
+
+  private async deliver(events: OutEvent[]): Promise<void> {
+    let raised = 0;
+    for (const e of events) {
+      for (const a of this.engine.evaluate(e)) {
+        this.deps.ingest.enqueue(alertEvent(a), null);
+        raised++;
+      }
+    }
+    if (raised > 0) await this.deps.ingest.flush();
+    this.alerts += raised;
+    const seen = this.newSeen;
+    this.newSeen = [];
+    const byRule = new Map<string, string[]>();
+    for (const [rule, value] of seen) byRule.set(rule, [...(byRule.get(rule) ?? []), value]);
+    for (const [rule, values] of byRule) if (this.defs.has(rule)) this.deps.store.addSeen(rule, values);
+  }
+}
+
+/** The stored form of an alert: an event of the raising event's node, pot and source. */
+export function alertEvent(a: Alert) {
+  const { rule, event: e } = a;
+  const data: Record<string, unknown> = {
+    rule: rule.name,
+    severity: rule.severity ?? "medium",
+    reason: a.reason,
+    count: a.count,
+    outputs: rule.outputs ?? [],
+    trigger: { id: e.id, event_type: e.event_type, data: e.data },
+  };
+  if (rule.description) data.description = rule.description;
+  return { node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: `${ALERT_PREFIX}${rule.name}`, ts: e.ts, src_ip: e.src_ip, text: stringify(data), username: null, password: null };
+}

@@ -1,0 +1,134 @@
+/**
+ * SQL for artifacts (files attackers left) and their sightings: docs/artifacts.md.
+ */
+import { and, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
+import type { Db } from "./index";
+import { artifactSightings, artifacts } from "./schema";
+
+export interface Sighting {
+  /** Already prefixed with the node id. */
+  id: string;
+  sha256: string;
+  node_id: bigint;
+  pot_id: string | null;
+  source: string | null;
+  session: string | null;
+  url: string | null;
+  filename: string | null;
+  truncated: boolean;
+  seen_at: number;
+}
+
+export interface ArtifactRow {
+  sha256: string;
+  size: number;
+  mime: string | null;
+  ext: string | null;
+  stored: boolean;
+  first_seen: number;
+  last_seen: number;
+}
+
+export class ArtifactStore {
+  constructor(private readonly db: Db) {}
+
+  /** Records a sighting (once per id) and the artifact it is of; true when the sighting is new. */
+  sighted(s: Sighting, size: number): boolean {
+    return this.db.transaction((tx) => {
+      const added = tx
+        .insert(artifactSightings)
+        .values({ id: s.id, sha256: s.sha256, nodeId: s.node_id.toString(), potId: s.pot_id, source: s.source, session: s.session, url: s.url, filename: s.filename, truncated: s.truncated ? 1 : 0, seenAt: s.seen_at })
+        .onConflictDoNothing()
+        .returning({ id: artifactSightings.id })
+        .all();
+      const row = tx.select().from(artifacts).where(eq(artifacts.sha256, s.sha256)).get();
+      if (!row) tx.insert(artifacts).values({ sha256: s.sha256, size, mime: null, ext: null, stored: 0, firstSeen: s.seen_at, lastSeen: s.seen_at }).run();
+      else if (added.length > 0) {
+        tx.update(artifacts)
+          .set({ firstSeen: Math.min(row.firstSeen, s.seen_at), lastSeen: Math.max(row.lastSeen, s.seen_at) })
+          .where(eq(artifacts.sha256, s.sha256))
+          .run();
+      }
+      return added.length > 0;
+    });
+  }
+
+  markStored(sha256: string, type: { mime: string; ext: string } | null): void {
+    this.db
+      .update(artifacts)
+      .set({ stored: 1, mime: type?.mime ?? null, ext: type?.ext ?? null })
+      .where(eq(artifacts.sha256, sha256))
+      .run();
+  }
+
+  get(sha256: string): ArtifactRow | null {
+    const r = this.db.select().from(artifacts).where(eq(artifacts.sha256, sha256)).get();
+    return r ? toRow(r) : null;
+  }
+
+  /** Newest last sighting first; the cursor is `<last_seen>:<sha256>` of the previous page's last row. */
+  list(q: { limit: number; cursor?: { lastSeen: number; sha256: string }; session?: string; node_id?: bigint }): { rows: ArtifactRow[]; next: string | null } {
+    const where: SQL[] = [];
+    if (q.cursor) {
+      const c = q.cursor;
+      where.push(or(lt(artifacts.lastSeen, c.lastSeen), and(eq(artifacts.lastSeen, c.lastSeen), lt(artifacts.sha256, c.sha256))) as SQL);
+    }
+    if (q.session !== undefined || q.node_id !== undefined) {
+      const conds: SQL[] = [];
+      if (q.session !== undefined) conds.push(eq(artifactSightings.session, q.session));
+      if (q.node_id !== undefined) conds.push(eq(artifactSightings.nodeId, q.node_id.toString()));
+      const shas = this.db.selectDistinct({ sha256: artifactSightings.sha256 }).from(artifactSightings).where(and(...conds)).all().map((r) => r.sha256);
+      where.push(inArray(artifacts.sha256, shas));
+    }
+    const rows = this.db
+      .select()
+      .from(artifacts)
+      .where(where.length ? and(...where) : undefined)
+      .orderBy(desc(artifacts.lastSeen), desc(artifacts.sha256))
+      .limit(q.limit + 1)
+      .all()
+      .map(toRow);
+    const more = rows.length > q.limit;
+    if (more) rows.pop();
+    const last = rows.at(-1);
+    return { rows, next: more && last ? `${last.last_seen}:${last.sha256}` : null };
+  }
+
+  sightings(sha256s: string[]): Map<string, Sighting[]> {
+    const out = new Map<string, Sighting[]>();
+    if (sha256s.length === 0) return out;
+    const rows = this.db.select().from(artifactSightings).where(inArray(artifactSightings.sha256, sha256s)).orderBy(artifactSightings.seenAt).all();
+    for (const r of rows) {
+      const list = out.get(r.sha256) ?? [];
+      list.push({
+        id: r.id,
+        sha256: r.sha256,
+        node_id: BigInt(r.nodeId),
+        pot_id: r.potId,
+        source: r.source,
+        session: r.session,
+        url: r.url,
+        filename: r.filename,
+        truncated: r.truncated === 1,
+        seen_at: r.seenAt,
+      });
+      out.set(r.sha256, list);
+    }
+    return out;
+  }
+
+  /** Artifacts not seen since `cutoffMs`, with their sightings, deleted; returns their hashes. */
+  expire(cutoffMs: number): string[] {
+    return this.db.transaction((tx) => {
+      const old = tx.select({ sha256: artifacts.sha256 }).from(artifacts).where(lt(artifacts.lastSeen, cutoffMs)).all().map((r) => r.sha256);
+      if (old.length === 0) return old;
+      tx.delete(artifactSightings).where(inArray(artifactSightings.sha256, old)).run();
+      tx.delete(artifacts).where(inArray(artifacts.sha256, old)).run();
+      return old;
+    });
+  }
+}
+
+function toRow(r: typeof artifacts.$inferSelect): ArtifactRow {
+  return { sha256: r.sha256, size: r.size, mime: r.mime, ext: r.ext, stored: r.stored === 1, first_seen: r.firstSeen, last_seen: r.lastSeen };
+}

@@ -1,0 +1,82 @@
+/**
+ * What outputs and alert rules keep in the database (docs/outputs.md): each reader's position,
+ * the definitions made over REST, and the values `new_value` rules have seen.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "./index";
+import { alertRules, outputs, readerPositions, ruleSeen } from "./schema";
+
+export interface StoredDefinition {
+  name: string;
+  definition: unknown;
+  createdAt: number;
+}
+
+export class OutputStore {
+  constructor(private readonly db: Db) {}
+
+  position(reader: string): number | null {
+    return this.db.select({ p: readerPositions.position }).from(readerPositions).where(eq(readerPositions.reader, reader)).get()?.p ?? null;
+  }
+
+  setPosition(reader: string, position: number): void {
+    const now = Date.now();
+    this.db
+      .insert(readerPositions)
+      .values({ reader, position, updatedAt: now })
+      .onConflictDoUpdate({ target: readerPositions.reader, set: { position, updatedAt: now } })
+      .run();
+  }
+
+  deletePosition(reader: string): void {
+    this.db.delete(readerPositions).where(eq(readerPositions.reader, reader)).run();
+  }
+
+  outputs(): StoredDefinition[] {
+    return this.db.select().from(outputs).all().map((r) => ({ name: r.name, definition: JSON.parse(r.definition), createdAt: r.createdAt }));
+  }
+
+  /** False when an output of that name exists already. */
+  addOutput(name: string, type: string, definition: unknown): boolean {
+    const r = this.db.insert(outputs).values({ name, type, definition: JSON.stringify(definition), createdAt: Date.now() }).onConflictDoNothing().run();
+    return changes(r) === 1;
+  }
+
+  deleteOutput(name: string): boolean {
+    const r = this.db.transaction((tx) => {
+      tx.delete(readerPositions).where(eq(readerPositions.reader, `output:${name}`)).run();
+      return tx.delete(outputs).where(eq(outputs.name, name)).run();
+    });
+    return changes(r) === 1;
+  }
+
+  rules(): StoredDefinition[] {
+    return this.db.select().from(alertRules).all().map((r) => ({ name: r.name, definition: JSON.parse(r.definition), createdAt: r.createdAt }));
+  }
+
+  addRule(name: string, definition: unknown): boolean {
+    const r = this.db.insert(alertRules).values({ name, definition: JSON.stringify(definition), createdAt: Date.now() }).onConflictDoNothing().run();
+    return changes(r) === 1;
+  }
+
+  deleteRule(name: string): boolean {
+    const r = this.db.transaction((tx) => {
+      tx.delete(ruleSeen).where(eq(ruleSeen.rule, name)).run();
+      return tx.delete(alertRules).where(eq(alertRules.name, name)).run();
+    });
+    return changes(r) === 1;
+  }
+
+  seenValues(rule: string): string[] {
+    return this.db.select({ v: ruleSeen.value }).from(ruleSeen).where(eq(ruleSeen.rule, rule)).all().map((r) => r.v);
+  }
+
+  addSeen(rule: string, values: string[]): void {
+    if (values.length === 0) return;
+    this.db.transaction((tx) => {
+      for (const value of values) tx.insert(ruleSeen).values({ rule, value }).onConflictDoNothing().run();
+    });
+  }
+}
+
+const changes = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;

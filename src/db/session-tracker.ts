@@ -1,0 +1,367 @@
+/**
+ * Attack sessions, built from the events themselves: any event whose data has a `session`
+ * field (Cowrie's, whatever the shape it arrived in) belongs to the session of that id within
+ * its source (node, pot). See the `sessions` table in schema.ts for the storage.
+ *
+ * This is the writer side, run inside the event writer's batch transaction; the reader side
+ * is session-queries.ts, on the main thread's connection.
+ */
+import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { SQLQueryBindings } from "bun:sqlite";
+import type { Db } from "./index";
+import { SEG_SIZE } from "./event-store";
+import { eventSources, sessionRecordings, sessions } from "./schema";
+import { credentials, Kind, SESSION_ID, sessionText } from "./session-fields";
+
+/**
+ * Sessions the writer finds in memory, the most recently active ones (least recently active
+ * forgotten first). One that sends again after being forgotten starts a new row. Far more
+ * than the sessions a honeynet has open at once (a cowrie takes 256 connections per port);
+ * a larger map costs the writer more per event in cache misses (measured: 100,000 entries
+ * ~0.6 µs more per event than 20,000 when every event is a new session).
+ */
+const KNOWN_SESSIONS = 20_000;
+
+/**
+ * A session the writer knows: its row (`id`), what it stored last, and what the batch being
+ * written adds (valid while `batch` is the current batch). Sessions of the same id from other
+ * sources (node, pot) hang off `other`: the map is keyed by the id alone, the cheaper key.
+ */
+class Entry {
+  lastSeg = -1;
+  login = false;
+  batch = 0;
+  other: Entry | undefined = undefined;
+  // What this batch adds:
+  srcIp: string | null = null;
+  startTs = 0;
+  endTs = 0;
+  firstEventId = 0;
+  lastEventId = 0;
+  events = 0;
+  newLogin = false;
+  username: string | null = null;
+  password: string | null = null;
+  commands = 0;
+  files = 0;
+  ttylog = 0;
+  closed = 0;
+  segs = "";
+
+  constructor(
+    readonly id: number,
+    /** The row does not exist yet: this batch inserts it. */
+    public fresh: boolean,
+    readonly sourceId: number,
+    readonly session: string,
+  ) {}
+}
+
+/**
+ * New session rows per INSERT statement, with positional placeholders filled from one reused
+ * array (the events' technique, see ROWS_PER_INSERT in event-store.ts): in the bench's worst
+ * case, every event a new session, this halved the writer's cost of a session row.
+ */
+const ROWS_PER_INSERT = 32;
+const SESSION_COLUMNS = 17;
+
+function sessionRows(rows: number) {
+  const ph = (i: number) => sql`${sql.placeholder(String(i))}`;
+  return Array.from({ length: rows }, (_, r) => {
+    const at = r * SESSION_COLUMNS;
+    return {
+      id: ph(at),
+      sourceId: ph(at + 1),
+      session: ph(at + 2),
+      srcIp: ph(at + 3),
+      startTs: ph(at + 4),
+      endTs: ph(at + 5),
+      firstEventId: ph(at + 6),
+      lastEventId: ph(at + 7),
+      events: ph(at + 8),
+      loginSuccess: ph(at + 9),
+      username: ph(at + 10),
+      password: ph(at + 11),
+      commands: ph(at + 12),
+      files: ph(at + 13),
+      ttylog: ph(at + 14),
+      closed: ph(at + 15),
+      segs: ph(at + 16),
+    };
+  });
+}
+
+export class SessionTracker {
+  private known = new Map<string, Entry>();
+  private nextId = 1;
+  private batch = 0;
+  /** A batch was written and not (yet) committed. */
+  private uncommitted = false;
+  private readonly insertMany;
+  private readonly insertOne;
+  private readonly update;
+  private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * SESSION_COLUMNS);
+  private readonly updateValues: unknown[] = new Array(14);
+
+  constructor(private readonly db: Db) {
+    this.insertMany = positional(db, db.insert(sessions).values(sessionRows(ROWS_PER_INSERT)));
+    this.insertOne = positional(db, db.insert(sessions).values(sessionRows(1)));
+    const ph = (i: number) => sql.placeholder(String(i));
+    this.update = positional(
+      db,
+      db
+        .update(sessions)
+        .set({
+          srcIp: sql`coalesce(${sessions.srcIp}, ${ph(0)})`,
+          startTs: sql`min(${sessions.startTs}, ${ph(1)})`,
+          endTs: sql`max(${sessions.endTs}, ${ph(2)})`,
+          lastEventId: sql`${ph(3)}`,
+          events: sql`${sessions.events} + ${ph(4)}`,
+          // The first successful login's credentials: set only while there was none.
+          username: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.username} else ${ph(5)} end`,
+          password: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.password} else ${ph(6)} end`,
+          loginSuccess: sql`max(${sessions.loginSuccess}, ${ph(7)})`,
+          commands: sql`${sessions.commands} + ${ph(8)}`,
+          files: sql`${sessions.files} + ${ph(9)}`,
+          ttylog: sql`max(${sessions.ttylog}, ${ph(10)})`,
+          closed: sql`max(${sessions.closed}, ${ph(11)})`,
+          segs: sql`${sessions.segs} || ${ph(12)}`,
+        })
+        .where(eq(sessions.id, ph(13))),
+    );
+    this.load();
+  }
+
+  /** The most recent sessions, from the table (at start, and after a batch was rolled back). */
+  private load(): void {
+    this.known = new Map();
+    this.nextId = (this.db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0) + 1;
+    const recent = this.db
+      .select({ id: sessions.id, sourceId: sessions.sourceId, session: sessions.session, segs: sessions.segs, login: sessions.loginSuccess })
+      .from(sessions)
+      .orderBy(desc(sessions.id))
+      .limit(KNOWN_SESSIONS)
+      .all();
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const r = recent[i]!;
+      const e = new Entry(r.id, false, r.sourceId, r.session);
+      e.lastSeg = Number(r.segs.slice(r.segs.lastIndexOf(",") + 1));
+      e.login = r.login === 1;
+      e.other = this.known.get(r.session);
+      this.known.set(r.session, e);
+    }
+  }
+
+  /**
+   * Writes the sessions of a batch, inside its transaction: one insert or update per distinct
+   * session. The entries in memory change as the batch is read: the writer calls `committed`
+   * after the commit, and a write that finds the last one not committed (its transaction
+   * rolled back) reloads them from the table first.
+   */
+  write(n: number, firstId: number, data: string[], ts: Float64Array, sourceIds: Int32Array, typeIds: Int32Array, ips: string[], kinds: Kind[]): void {
+    if (this.uncommitted) this.load();
+    this.uncommitted = true;
+    const batch = ++this.batch;
+    const touched: Entry[] = [];
+    for (let i = 0; i < n; i++) {
+      const text = data[i]!;
+      const session = sessionText(text);
+      if (session === null) continue;
+      const sourceId = sourceIds[i]!;
+      const id = firstId + i;
+      const t = ts[i]!;
+      const seg = Math.floor(id / SEG_SIZE);
+      const head = this.known.get(session);
+      let e = head;
+      while (e !== undefined && e.sourceId !== sourceId) e = e.other;
+      if (e === undefined) {
+        if (!SESSION_ID.test(session)) continue;
+        e = new Entry(this.nextId++, true, sourceId, session);
+        // Another source's session of the same id stays in the chain.
+        e.other = head;
+        this.known.set(session, e);
+      }
+      if (e.batch !== batch) {
+        begin(e, batch, id, t, ips[i] || null);
+        touched.push(e);
+        if (!e.fresh) {
+          // Most recently active last.
+          this.known.delete(session);
+          this.known.set(session, head!);
+        }
+      }
+      e.srcIp ??= ips[i] || null;
+      if (t < e.startTs) e.startTs = t;
+      if (t > e.endTs) e.endTs = t;
+      e.lastEventId = id;
+      e.events++;
+      if (seg !== e.lastSeg) {
+        e.segs += e.segs === "" && e.fresh ? `${seg}` : `,${seg}`;
+        e.lastSeg = seg;
+      }
+      switch (kinds[typeIds[i]!] ?? Kind.Other) {
+        case Kind.LoginSuccess:
+          if (!e.login && !e.newLogin) {
+            const creds = credentials(text);
+            e.username = creds.username;
+            e.password = creds.password;
+          }
+          e.newLogin = true;
+          break;
+        case Kind.Command:
+          e.commands++;
+          break;
+        case Kind.File:
+          e.files++;
+          break;
+        case Kind.TtyLog:
+          e.ttylog = 1;
+          break;
+        case Kind.Closed:
+          e.closed = 1;
+          break;
+      }
+    }
+    this.store(touched);
+    this.forget();
+  }
+
+  /** The batch whose sessions were written last is committed. */
+  committed(): void {
+    this.uncommitted = false;
+  }
+
+  private store(touched: Entry[]): void {
+    const v = this.rowValues;
+    let rows = 0;
+    const u = this.updateValues;
+    for (const e of touched) {
+      const login = e.newLogin ? 1 : 0;
+      if (e.fresh) {
+        const at = rows * SESSION_COLUMNS;
+        v[at] = e.id;
+        v[at + 1] = e.sourceId;
+        v[at + 2] = e.session;
+        v[at + 3] = e.srcIp;
+        v[at + 4] = e.startTs;
+        v[at + 5] = e.endTs;
+        v[at + 6] = e.firstEventId;
+        v[at + 7] = e.lastEventId;
+        v[at + 8] = e.events;
+        v[at + 9] = login;
+        v[at + 10] = e.username;
+        v[at + 11] = e.password;
+        v[at + 12] = e.commands;
+        v[at + 13] = e.files;
+        v[at + 14] = e.ttylog;
+        v[at + 15] = e.closed;
+        v[at + 16] = e.segs;
+        if (++rows === ROWS_PER_INSERT) {
+          this.insertMany(v);
+          rows = 0;
+        }
+        e.fresh = false;
+      } else {
+        u[0] = e.srcIp;
+        u[1] = e.startTs;
+        u[2] = e.endTs;
+        u[3] = e.lastEventId;
+        u[4] = e.events;
+        u[5] = e.username;
+        u[6] = e.password;
+        u[7] = login;
+        u[8] = e.commands;
+        u[9] = e.files;
+        u[10] = e.ttylog;
+        u[11] = e.closed;
+        u[12] = e.segs;
+        u[13] = e.id;
+        this.update(u);
+      }
+      if (e.newLogin) e.login = true;
+    }
+    // The rest of the new rows one by one.
+    const one = new Array(SESSION_COLUMNS);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < SESSION_COLUMNS; c++) one[c] = v[r * SESSION_COLUMNS + c];
+      this.insertOne(one);
+    }
+  }
+
+  /** Keeps at most KNOWN_SESSIONS in memory, forgetting the least recently active. */
+  private forget(): void {
+    let excess = this.known.size - KNOWN_SESSIONS;
+    if (excess <= 0) return;
+    for (const key of this.known.keys()) {
+      this.known.delete(key);
+      if (--excess <= 0) break;
+    }
+  }
+
+  private unlink(session: string, id: number): void {
+    let head = this.known.get(session);
+    if (head?.id === id) head = head.other;
+    else for (let e = head; e?.other; e = e.other) if (e.other.id === id) e.other = e.other.other;
+    if (head) this.known.set(session, head);
+    else this.known.delete(session);
+  }
+
+  /** Deletes up to `maxRows` sessions that ended before the cutoff, and their recordings; returns how many. */
+  retentionStep(cutoffMs: number, maxRows: number): number {
+    const old = this.db
+      .select({ id: sessions.id, sourceId: sessions.sourceId, session: sessions.session, nodeId: eventSources.nodeId, potId: eventSources.potId })
+      .from(sessions)
+      .leftJoin(eventSources, eq(eventSources.id, sessions.sourceId))
+      .where(lt(sessions.endTs, cutoffMs))
+      .orderBy(asc(sessions.id))
+      .limit(maxRows)
+      .all();
+    if (old.length === 0) return 0;
+    for (const s of old) {
+      // A session deleted here that sends again starts a new row.
+      this.unlink(s.session, s.id);
+      if (s.nodeId === null || s.potId === null) continue;
+      this.db
+        .delete(sessionRecordings)
+        .where(and(eq(sessionRecordings.nodeId, s.nodeId), eq(sessionRecordings.potId, s.potId), eq(sessionRecordings.session, s.session)))
+        .run();
+    }
+    this.db.delete(sessions).where(inArray(sessions.id, old.map((s) => s.id))).run();
+    return old.length;
+  }
+}
+
+/**
+ * A statement written by Drizzle whose placeholders are named by position ("0", "1", ...),
+ * run by bun:sqlite with the values as they are: Drizzle's placeholder filling costs per value
+ * (measured: ~1 µs less per new session row of 17 values). Returns a runner taking the values
+ * by placeholder name.
+ */
+function positional(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }): (values: unknown[]) => void {
+  const { sql: text, params } = query.toSQL();
+  const order = params.map((p) => Number((p as { name: string }).name));
+  const stmt = db.$client.prepare(text);
+  const inOrder = order.every((n, i) => n === i);
+  const bound: SQLQueryBindings[] = new Array(order.length);
+  return (values) => {
+    if (inOrder) stmt.run(...(values as SQLQueryBindings[]));
+    else {
+      for (let i = 0; i < order.length; i++) bound[i] = values[order[i]!] as SQLQueryBindings;
+      stmt.run(...bound);
+    }
+  };
+}
+
+/** Starts what a batch adds to a session, at its first event in the batch. */
+function begin(e: Entry, batch: number, id: number, t: number, ip: string | null): void {
+  e.batch = batch;
+  e.srcIp = ip;
+  e.startTs = e.endTs = t;
+  e.firstEventId = e.lastEventId = id;
+  e.events = 0;
+  e.newLogin = false;
+  e.username = e.password = null;
+  e.commands = e.files = e.ttylog = e.closed = 0;
+  e.segs = "";
+}
+

