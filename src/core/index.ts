@@ -10,6 +10,7 @@ import { CommandStore } from "../db/command-store";
 import { EventQueries } from "../db/event-store";
 import { EventReader } from "../db/event-reader";
 import { OutputStore } from "../db/output-store";
+import { withGeo } from "./outputs/geo";
 import { SqlNodeSecretStore } from "../db/node-secret-store";
 import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
@@ -108,7 +109,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   // Outputs and rules read committed events from the store on their own positions; a commit
   // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
   const outputStore = new OutputStore(db);
-  const eventSource = new EventReader(db);
+  // Outputs and rules see the same geo as REST and the feed (country/ASN rules, ECS source.geo).
+  const eventSource = geo ? withGeo(new EventReader(db), (ip) => geo.known(ip) ?? null) : new EventReader(db);
   const outputs = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
   const rules = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
   stoppers.push(() => rules.stop(), () => outputs.stop());
@@ -189,7 +191,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     stoppers.push(() => proxy.stop());
-    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status) });
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs.stats() });
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
     log.info({ host: config.host, ports, db: config.db }, "core started");
