@@ -125,6 +125,8 @@ export interface Stats {
   ingest: Record<string, number>;
   security: { auth_enabled: boolean; node_auth_enabled: boolean; tls: boolean } & Record<string, unknown>;
   top: Record<string, TopEntry[] | undefined>;
+  /** The credit the geolocation data asks for wherever its results are shown (docs/threat-data.md). */
+  geo_attribution?: { country: string; asn: string };
 }
 
 export interface CommandRecord {

@@ -10,6 +10,7 @@ import { geoLookup } from "../geo";
 import { EventQueries } from "../db/event-store";
 import { EventReader } from "../db/event-reader";
 import { OutputStore } from "../db/output-store";
+import { withGeo } from "./outputs/geo";
 import { createLogger, type Logger } from "../log";
 import { PortInUseError, bindOrExplain } from "../net/bind";
 import type { CommandAck } from "../protocol/messages";
@@ -113,7 +114,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   let rules: Rules | null = null;
   if (db) {
     const outputStore = new OutputStore(db);
-    const eventSource = new EventReader(db);
+    // Outputs and rules see the same geo as REST and the feed (country/ASN rules, ECS source.geo).
+    const eventSource = geo ? withGeo(new EventReader(db), (ip) => geo.known(ip) ?? null) : new EventReader(db);
     const o = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
     const r = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
     outputs = o;
@@ -207,7 +209,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     stoppers.push(() => proxy.stop());
-    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status) });
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs?.stats() ?? [] });
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
     log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db }, "core started");

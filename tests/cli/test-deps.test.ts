@@ -30,7 +30,7 @@ test("without them and without apt-get it names the exact command and fails", ()
   expect(r.code).toBe(1);
   expect(r.stderr).toContain("test-deps: the tests need ssh (openssh-client: ");
   expect(r.stderr).toContain("this is not a Debian-like system with apt-get");
-  expect(r.stderr).toContain("\n    apt-get install -y openssh-client curl git openssl chromium iproute2 rsyslog\n");
+  expect(r.stderr).toContain("\n    apt-get install -y openssh-client unzip p7zip-full curl git openssl chromium iproute2 rsyslog\n");
 });
 
 test("no test skips itself or needs sshpass (OpenSSH takes passwords through SSH_ASKPASS)", () => {

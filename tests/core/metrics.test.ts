@@ -48,6 +48,25 @@ describe("GET /metrics", () => {
     node.close();
   });
 
+  test("each output's lag, deliveries and failures", async () => {
+    const received: unknown[] = [];
+    using hook = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: async (req) => (received.push(await req.json()), new Response("ok")) });
+    await using core = await startTestCore({ outputs: [{ name: "hook", type: "webhook", url: `http://127.0.0.1:${hook.port}/` }] });
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    c.send(['{"eventid":"cowrie.login.failed","src_ip":"8.8.8.8"}', '{"eventid":"cowrie.session.connect","src_ip":"8.8.8.8"}']);
+    await c.ack(2);
+    let m = await scrape(core);
+    for (let i = 0; i < 500 && value(m, "honeybee_output_delivered_total", { output: "hook" }) !== 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      m = await scrape(core);
+    }
+    expect(value(m, "honeybee_output_delivered_total", { output: "hook" })).toBe(2);
+    expect(value(m, "honeybee_output_lag_events", { output: "hook" })).toBe(0);
+    expect(value(m, "honeybee_output_failed_total", { output: "hook" })).toBe(0);
+    expect(m.get("honeybee_output_lag_events")!.type).toBe("GAUGE");
+    expect(m.get("honeybee_output_delivered_total")!.type).toBe("COUNTER");
+  });
+
   test("loopback scrapes are never rate-limited, even with loopback counted; with tokens, the read role is needed", async () => {
     const READ = "hb_read_token_for_metrics_0123456";
     await using core = await startTestCore({ api_rate_per_minute: 2, api_rate_limit_loopback: true, tokens: [{ name: "prometheus", role: "read", sha256: sha256(READ) }] });

@@ -70,7 +70,7 @@ describe("rule conditions", () => {
   test("country and ASN read geo, and match nothing without it", () => {
     const cn = m({ country: "CN", asn: [4134, 4837] });
     expect(cn(ev({ geo: { country: "CN", asn: 4134, as_org: "Chinanet" } }))).toBe(true);
-    expect(cn(ev({ geo: { country: "US", asn: 4134 } }))).toBe(false);
+    expect(cn(ev({ geo: { country: "US", asn: 4134, as_org: null } }))).toBe(false);
     expect(cn(ev())).toBe(false);
   });
 });
@@ -97,7 +97,7 @@ describe("rule engine", () => {
 
   test("a new value fires once per value, ever", () => {
     const e = engine({ name: "new-asn", new_value: "geo.asn" });
-    const events = [ev({ geo: { asn: 4134 } }), ev({ geo: { asn: 4134 } }), ev({ geo: { asn: 15169 } }), ev(), ev({ geo: { asn: 4134 } })];
+    const events = [ev({ geo: { country: null, asn: 4134, as_org: null } }), ev({ geo: { country: null, asn: 4134, as_org: null } }), ev({ geo: { country: null, asn: 15169, as_org: null } }), ev(), ev({ geo: { country: null, asn: 4134, as_org: null } })];
     expect(e.evaluate(events[0]!)[0]!.reason).toBe("new geo.asn 4134");
     expect(fired(e, events.slice(1))).toEqual([`new-asn@${events[2]!.id}`]);
   });

@@ -23,6 +23,24 @@ const T0 = Date.parse("2026-11-23T04:00:00Z");
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 
 describe("alert rules", () => {
+  test("country, ASN and new-ASN rules read the enrichment's geo of each event", async () => {
+    using hook = slack();
+    await using core = await startTestCore({
+      outputs: [{ name: "slack", type: "webhook", preset: "slack", url: `http://127.0.0.1:${hook.server.port}/`, event_types: [] }],
+      rules: [
+        { name: "from-us", match: { country: "US", asn: 15169 }, outputs: ["slack"] },
+        { name: "new-asn", severity: "low", new_value: "geo.asn", outputs: ["slack"] },
+      ],
+    });
+    const failed = (s: number, src_ip: string) => ({ eventid: "cowrie.login.failed", username: "root", password: "x", src_ip, timestamp: at(s) });
+    // 8.8.8.8 and 8.8.4.4 are Google's (US, AS15169); 1.1.1.1 is Cloudflare's (AS13335); 192.0.2.1 is known to no database.
+    await sendEvents(core, [failed(0, "8.8.8.8"), failed(1, "8.8.4.4"), failed(2, "1.1.1.1"), failed(3, "192.0.2.1")]);
+    await settled(core);
+    const alerts = async (type: string) => ((await getJson(`${core.api}/api/v1/events?event_type=${type}`)).body.events as any[]).map((e) => e.src_ip).sort();
+    expect(await alerts("alert.from-us")).toEqual(["8.8.4.4", "8.8.8.8"]);
+    expect(await alerts("alert.new-asn")).toEqual(["1.1.1.1", "8.8.8.8"]);
+  });
+
   test("the shipped examples fire once per cool-down, are stored as alert events and reach the outputs they name", async () => {
     using hook = slack();
     await using core = await startTestCore({

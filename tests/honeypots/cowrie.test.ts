@@ -111,9 +111,13 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
         "           [-i identity_file] [-J destination] [-l limit] [-o ssh_option]\n" +
         "           [-P port] [-S program] [-X sftp_option] source ... target\n",
     );
-    const download = await relay.event("cowrie.session.file_download", { url: "http://198.51.100.7/drop.sh" });
+    // The dropper's wget is really attempted; a documentation address is refused (download_private off).
+    const download = await relay.event("cowrie.session.file_download.failed", { url: "http://198.51.100.7/drop.sh" });
     const events = await finished(download.session);
-    expect(events.filter((e) => e.eventid === "cowrie.session.file_download").map((e) => e.url)).toEqual(["http://198.51.100.7/drop.sh", "scp://root@198.51.100.8/m.arm"]);
+    expect(events.filter((e) => e.eventid.startsWith("cowrie.session.file_download")).map((e) => [e.eventid, e.url])).toEqual([
+      ["cowrie.session.file_download.failed", "http://198.51.100.7/drop.sh"],
+      ["cowrie.session.file_download", "scp://root@198.51.100.8/m.arm"],
+    ]);
     expect(events.filter((e) => e.eventid === "cowrie.command.failed")).toEqual([]);
   });
 

@@ -28,6 +28,11 @@ export function MapPage() {
           </Card>
         </div>
       )}
+      {r.data?.geo_attribution && (
+        <p class="muted" data-testid="geo-credit">
+          Countries: {r.data.geo_attribution.country}. Networks: {r.data.geo_attribution.asn}.
+        </p>
+      )}
     </main>
   );
 }

@@ -20,6 +20,8 @@ export interface MetricsSources {
   websocket: () => { clients: number; cutOff: number };
   /** Status of every registered node. */
   nodeStatuses: () => string[];
+  /** Each output's delivery counters (docs/outputs.md). */
+  outputs?: () => { name: string; lag: number; delivered: number; failed: number; dropped: number }[];
 }
 
 export class CoreMetrics {
@@ -86,6 +88,30 @@ export class CoreMetrics {
         for (const [status, n] of counts) m.set({ status }, n);
       },
     });
+    // Per output: how far behind it is, and what it delivered, failed and dropped (docs/outputs.md).
+    const perOutput = (name: string, help: string, kind: "gauge" | "counter", pick: (o: NonNullable<ReturnType<NonNullable<MetricsSources["outputs"]>>>[number]) => number) => {
+      const Metric = kind === "gauge" ? Gauge : Counter;
+      new Metric({
+        name,
+        help,
+        labelNames: ["output"],
+        registers,
+        collect: () => {
+          const outputs = this.sources?.outputs?.();
+          if (!outputs) return;
+          const m = this.registry.getSingleMetric(name) as Gauge<"output"> | Counter<"output">;
+          m.reset();
+          for (const o of outputs) {
+            if (m instanceof Gauge) m.set({ output: o.name }, pick(o));
+            else m.inc({ output: o.name }, pick(o));
+          }
+        },
+      });
+    };
+    perOutput("honeybee_output_lag_events", "Committed events an output has not delivered yet.", "gauge", (o) => o.lag);
+    perOutput("honeybee_output_delivered_total", "Events an output delivered since Core started.", "counter", (o) => o.delivered);
+    perOutput("honeybee_output_failed_total", "Failed delivery attempts of an output since Core started.", "counter", (o) => o.failed);
+    perOutput("honeybee_output_dropped_total", "Events an output gave up on (retry.max_attempts) since Core started.", "counter", (o) => o.dropped);
     this.batchSize = new Histogram({
       name: "honeybee_ingest_batch_events",
       help: "Events per committed batch.",

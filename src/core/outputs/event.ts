@@ -1,14 +1,11 @@
 /**
- * The event as outputs and rules see it: a stored event row, plus `geo` once enrichment puts
- * it on events (`{country, asn, as_org}`; absent until then, and rules on it never match).
+ * The event as outputs and rules see it: a stored event row, plus `geo` from the enrichment
+ * (src/geo: `{country, asn, as_org}`; absent when the data knows nothing of the address).
  */
 import type { EventRow } from "../../db/event-store";
+import type { Geo } from "../../geo";
 
-export interface Geo {
-  country?: string | null;
-  asn?: number | null;
-  as_org?: string | null;
-}
+export type { Geo };
 
 export type OutEvent = EventRow & { geo?: Geo | null };
 
