@@ -4,7 +4,7 @@
  * database).
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
-import { redactUrl } from "../db/pg";
+import { isPostgresUrl, redactUrl } from "../db/pg";
 import { openStores } from "../db/stores";
 import { geoLookup } from "../geo";
 import { EventQueries } from "../db/event-store";
@@ -71,12 +71,12 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const security = new Security(config);
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
+  // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
+  const geo = config.geo_enrichment && !isPostgresUrl(config.db) ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
   const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"));
   // The SQLite database; null on PostgreSQL, where the features that need it are not started.
   const db = stores.sqlite;
   if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")}, GeoIP enrichment (docs/scale-out.md)`);
-  // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
-  const geo = db && config.geo_enrichment ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
   security.useNodeSecrets(stores.nodeSecrets);
   const bus = new MessageBus();
   const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
