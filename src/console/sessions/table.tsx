@@ -6,12 +6,12 @@ export function SessionsTable({ sessions, showAddress = true }: { sessions: Sess
   const cols = showAddress ? 9 : 8;
   return (
     <div class="table-wrap">
-      <table class="events" data-testid="sessions">
+      <table class="sessions" data-testid="sessions">
         <thead>
           <tr>
             <th scope="col">start</th>
             {showAddress && <th scope="col">address</th>}
-            <th scope="col">node / honeypot</th>
+            <th scope="col">honeypot</th>
             <th scope="col">login</th>
             <th scope="col" class="n">
               commands
@@ -40,10 +40,17 @@ export function SessionsTable({ sessions, showAddress = true }: { sessions: Sess
                 <a href={`/sessions/${encodeURIComponent(String(s.id))}`}>{time(s.start)}</a>
               </td>
               {showAddress && <td class="mono">{s.src_ip ? <a href={`/attackers/${encodeURIComponent(s.src_ip)}`}>{s.src_ip}</a> : "–"}</td>}
+              {/* The node's 64-bit id is long: it is the link's title, the node's page its target. */}
               <td>
-                {s.node_id ? <a href={`/nodes/${s.node_id}`}>{s.node_id}</a> : "–"} / {s.pot_id ?? "–"}
+                {s.node_id ? (
+                  <a href={`/nodes/${s.node_id}`} title={`node ${s.node_id}`}>
+                    {s.pot_id ?? "–"}
+                  </a>
+                ) : (
+                  (s.pot_id ?? "–")
+                )}
               </td>
-              <td class="mono">{s.login_success ? `${s.username ?? ""} / ${s.password ?? ""}` : <span class="muted">no login</span>}</td>
+              <td class="mono login">{s.login_success ? `${s.username ?? ""} / ${s.password ?? ""}` : <span class="muted">no login</span>}</td>
               <td class="n">{num(Number(s.commands))}</td>
               <td class="n">{num(Number(s.files))}</td>
               <td class="n nowrap">{duration(s.duration)}</td>
