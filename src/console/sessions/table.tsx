@@ -6,7 +6,7 @@ export function SessionsTable({ sessions, showAddress = true }: { sessions: Sess
   const cols = showAddress ? 9 : 8;
   return (
     <div class="table-wrap">
-      <table class="sessions" data-testid="sessions">
+      <table class="sessions nowrap" data-testid="sessions">
         <thead>
           <tr>
             <th scope="col">start</th>
@@ -50,7 +50,7 @@ export function SessionsTable({ sessions, showAddress = true }: { sessions: Sess
                   (s.pot_id ?? "–")
                 )}
               </td>
-              <td class="mono login">{s.login_success ? `${s.username ?? ""} / ${s.password ?? ""}` : <span class="muted">no login</span>}</td>
+              <td class="mono login-cell">{s.login_success ? `${s.username ?? ""} / ${s.password ?? ""}` : <span class="muted">no login</span>}</td>
               <td class="n">{num(Number(s.commands))}</td>
               <td class="n">{num(Number(s.files))}</td>
               <td class="n nowrap">{duration(s.duration)}</td>
