@@ -1,6 +1,6 @@
 /**
- * Stats: totals, the ingest counters, and top source IPs, usernames, passwords and event
- * types over a window. The top lists come from hourly counters (see the `event_counts`
+ * Stats: totals, the ingest counters, and top source IPs, usernames, passwords, event types,
+ * countries, ASNs and commands over a window. The top lists come from hourly counters (see the `event_counts`
  * table), so a window is counted in whole hours. The writer keeps the counters of recent
  * batches in memory for `stats_flush_ms`; a read has them written first, so it counts every
  * event that `GET /api/v1/events` shows.
@@ -17,6 +17,13 @@ import { queryParams } from "./query";
 import { OutputStatus, RulesStatus } from "./outputs";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
+/**
+ * Commands are not counted at ingest (no hourly counter: reading `input` out of every event
+ * would cost the hot path); the top list reads the window's most recent command events, a few
+ * pages through the event-type summaries.
+ */
+const COMMANDS_SAMPLE = 10_000;
+const COMMAND_EVENT = "cowrie.command.input";
 const MAX_WINDOW_HOURS = 366 * 24;
 
 const TopList = (what: string, example: TopEntry[]) =>
@@ -66,6 +73,7 @@ export const Stats = t.Object(
         description: "Most frequent source autonomous systems in the window, most frequent first.",
         example: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
       })),
+      commands: t.Optional(TopList(`commands typed (cowrie.command.input), counted over the window's most recent ${COMMANDS_SAMPLE.toLocaleString("en")} command events`, [{ value: "uname -a", count: 1204 }])),
     }),
     geo_attribution: t.Optional(t.Object(
       { country: t.String(), asn: t.String() },
@@ -98,6 +106,7 @@ export const Stats = t.Object(
         event_types: [{ value: "cowrie.login.failed", count: 48210 }],
         countries: [{ value: "CN", count: 20544 }],
         asns: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
+        commands: [{ value: "uname -a", count: 1204 }],
       },
       geo_attribution: {
         country: "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0",
@@ -130,6 +139,23 @@ export interface OutputsStats {
   rules: () => Stats["rules"];
 }
 
+
+/** The most typed commands among the window's most recent COMMANDS_SAMPLE command events. */
+function topCommands(queries: EventQueries, since: number, top: number): TopEntry[] {
+  const counts = new Map<string, number>();
+  let cursor: number | null = null;
+  for (let read = 0; read < COMMANDS_SAMPLE; ) {
+    const page = queries.listStored({ eventType: COMMAND_EVENT, since }, 1000, cursor);
+    for (const e of page.events) {
+      const input = (JSON.parse(e.data) as { input?: unknown }).input;
+      if (typeof input === "string") counts.set(input, (counts.get(input) ?? 0) + 1);
+    }
+    read += page.events.length;
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([value, count]) => ({ value, count }));
+}
 
 function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
   const orgs = asOrgs(
@@ -165,6 +191,7 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
           event_types: s.top.event_type,
           countries: s.top.country,
           asns: withOrgs(deps.db, s.top.asn),
+          commands: topCommands(deps.queries, s.windowStart, query.top ?? 10),
         },
         geo_attribution: deps.geo?.attribution,
       };
