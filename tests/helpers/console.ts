@@ -29,6 +29,15 @@ export async function run(argv: string[], env?: Record<string, string | undefine
 export const sshAttack = (port: number, user: string, password: string, command = "id") =>
   run([requireTool("ssh"), ...SSH_OPTS, "-p", String(port), `${user}@127.0.0.1`, command], sshPasswordEnv(password));
 
+/** OpenSSH with a terminal (-tt): types `lines` into the shell, then `exit`; the pot records it. */
+export async function sshShell(port: number, user: string, password: string, lines: string[]): Promise<{ code: number; out: string }> {
+  const p = Bun.spawn([requireTool("ssh"), ...SSH_OPTS, "-tt", "-p", String(port), `${user}@127.0.0.1`], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: sshPasswordEnv(password) });
+  p.stdin.write([...lines, "exit"].join("\n") + "\n");
+  p.stdin.end();
+  const out = await new Response(p.stdout).text();
+  return { code: await p.exited, out };
+}
+
 /** curl: a WordPress login post. */
 export const httpAttack = (port: number, user: string, password: string) =>
   run([requireTool("curl"), "-s", "-o", "/dev/null", "-w", "%{http_code}", "-d", `log=${user}&pwd=${password}`, `http://127.0.0.1:${port}/standalone.php`]);

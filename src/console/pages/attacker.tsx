@@ -1,13 +1,35 @@
 /**
  * An attacker: everything one source address did, read from GET /api/v1/events?src_ip= (the
  * newest MAX events): first and last seen, honeypots, sessions, credentials tried, commands
- * and downloads. Country and network appear when events carry `geo` (GeoIP on Core).
+ * and downloads. Country and network appear when events carry `geo` (GeoIP on Core). Its
+ * sessions come from GET /api/v1/sessions?src_ip= (every one, not only those in the newest events).
  */
-import { get, qs, type EventRecord } from "../api";
+import { ApiError, get, qs, type EventRecord } from "../api";
 import { Card, ErrorNote, useAsync } from "../components";
 import { num, summary, time } from "../format";
+import { SessionsTable } from "../sessions/table";
+import type { SessionPage, SessionSummary } from "../sessions/types";
 
 const MAX = 5000;
+const MAX_SESSIONS = 1000;
+
+/** The address's sessions, newest first; null on a Core without the sessions API. */
+async function loadSessions(ip: string): Promise<{ sessions: SessionSummary[]; more: boolean } | null> {
+  const sessions: SessionSummary[] = [];
+  let cursor: string | null = null;
+  do {
+    let page: SessionPage;
+    try {
+      page = await get("/api/v1/sessions" + qs({ src_ip: ip, limit: 1000, cursor }));
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404 && /no such path/.test(e.message)) return null;
+      throw e;
+    }
+    sessions.push(...page.sessions);
+    cursor = page.next_cursor;
+  } while (cursor && sessions.length < MAX_SESSIONS);
+  return { sessions, more: cursor !== null };
+}
 
 async function load(ip: string): Promise<{ events: EventRecord[]; more: boolean }> {
   const events: EventRecord[] = [];
@@ -28,6 +50,7 @@ function counted(values: string[]): [string, number][] {
 
 export function AttackerPage({ ip }: { ip: string }) {
   const r = useAsync(() => load(ip), [ip]);
+  const rs = useAsync(() => loadSessions(ip), [ip]);
   const events = r.data?.events ?? [];
   const newest = events[0];
   const oldest = events[events.length - 1];
@@ -102,16 +125,6 @@ export function AttackerPage({ ip }: { ip: string }) {
                 ))}
               </ol>
             </Card>
-            <Card title={`Sessions (${sessions.length})`} id="sessions">
-              <ul class="plain mono">
-                {sessions.length === 0 && <li class="muted">none</li>}
-                {sessions.map(([s, n]) => (
-                  <li key={s}>
-                    <a href={`/sessions/${encodeURIComponent(s)}`}>{s}</a> <span class="muted">{n} events</span>
-                  </li>
-                ))}
-              </ul>
-            </Card>
             <Card title={`Downloads (${downloads.length})`} id="downloads">
               <ul class="plain mono">
                 {downloads.length === 0 && <li class="muted">none</li>}
@@ -121,6 +134,26 @@ export function AttackerPage({ ip }: { ip: string }) {
               </ul>
             </Card>
           </div>
+          <Card title={rs.data ? `Sessions (${rs.data.sessions.length}${rs.data.more ? "+" : ""})` : `Sessions (${sessions.length})`} id="sessions">
+            <ErrorNote error={rs.error} />
+            {rs.data && <SessionsTable sessions={rs.data.sessions} showAddress={false} />}
+            {rs.data?.more && (
+              <p class="muted">
+                The newest {num(MAX_SESSIONS)} are shown; <a href={`/sessions?src_ip=${encodeURIComponent(ip)}`}>page through all of them</a>.
+              </p>
+            )}
+            {/* A Core without the sessions API: the session ids found in the events. */}
+            {rs.data === null && !rs.loading && (
+              <ul class="plain mono">
+                {sessions.length === 0 && <li class="muted">none</li>}
+                {sessions.map(([s, n]) => (
+                  <li key={s}>
+                    {s} <span class="muted">{n} events</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Card>
           <Card title="Every event" id="all">
             <div class="table-wrap">
               <table class="events" data-testid="attacker-events">

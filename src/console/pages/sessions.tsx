@@ -1,90 +1,93 @@
 /**
- * Sessions: lights up when Core serves GET /api/v1/sessions (probed); otherwise says the API
- * is missing. Shows what the API returns, never made-up data.
+ * Sessions: the list with every filter of GET /api/v1/sessions kept in the page's URL (a
+ * filtered view is a link) and cursor paging. One session's page is in ./session.tsx.
  */
-import { ApiError, get, probe } from "../api";
-import { ErrorNote, Json, Unavailable, useAsync } from "../components";
-import { time } from "../format";
+import { useState } from "preact/hooks";
+import { get, qs } from "../api";
+import { ErrorNote, useAsync } from "../components";
+import { navigate } from "../router";
+import { SessionsTable } from "../sessions/table";
+import type { SessionPage } from "../sessions/types";
 
-type Session = Record<string, unknown>;
+export { SessionPage } from "./session";
 
-const idOf = (s: Session) => String(s.id ?? s.session_id ?? s.session ?? "");
-const SCALAR = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+const FIELDS = ["src_ip", "node_id", "pot_id", "since", "until", "has_commands", "has_download", "login_success"] as const;
+const PAGE = 50;
 
-export function SessionsPage() {
-  const r = useAsync(async () => {
-    if (!(await probe("/api/v1/sessions?limit=1"))) return null;
-    return get<{ sessions: Session[] }>("/api/v1/sessions?limit=100");
-  }, []);
-  if (r.data === null && !r.loading && !r.error) {
-    return (
-      <main id="main">
-        <h1>Sessions</h1>
-        <Unavailable what="Sessions" api="GET /api/v1/sessions" />
-        <p>
-          Meanwhile, an attacker's sessions are listed on their page: follow an address from <a href="/events">Events</a> or the <a href="/">Overview</a>.
-        </p>
-      </main>
-    );
+export function SessionsPage({ query }: { query: URLSearchParams }) {
+  const filter: Record<string, string> = {};
+  for (const f of FIELDS) {
+    const v = query.get(f);
+    if (v) filter[f] = v;
   }
-  const rows = r.data?.sessions ?? [];
-  const cols = [...new Set(rows.flatMap((s) => Object.keys(s).filter((k) => SCALAR(s[k]))))].slice(0, 8);
-  return (
-    <main id="main">
-      <h1>Sessions</h1>
-      <ErrorNote error={r.error} />
-      <div class="table-wrap">
-        <table data-testid="sessions">
-          <thead>
-            <tr>
-              {cols.map((c) => (
-                <th key={c} scope="col">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((s) => (
-              <tr key={idOf(s)}>
-                {cols.map((c, i) => (
-                  <td key={c} class="mono">
-                    {i === 0 ? <a href={`/sessions/${encodeURIComponent(idOf(s))}`}>{String(s[c] ?? "")}</a> : /(_at|time|start|end)/.test(c) ? time(s[c] as string) : String(s[c] ?? "")}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </main>
+  const cursor = query.get("cursor");
+  const key = JSON.stringify([filter, cursor]);
+  const page = useAsync(() => get<SessionPage>("/api/v1/sessions" + qs({ ...filter, limit: PAGE, cursor })), [key]);
+  const [draft, setDraft] = useState<Record<string, string>>(filter);
+  const [draftKey, setDraftKey] = useState(key);
+  if (draftKey !== key) {
+    setDraft(filter);
+    setDraftKey(key);
+  }
+  const go = (f: Record<string, string>, c?: string | null) => navigate("/sessions" + qs({ ...f, cursor: c }));
+  const field = (name: (typeof FIELDS)[number], label: string, placeholder: string) => (
+    <label>
+      {label}
+      <input name={name} value={draft[name] ?? ""} placeholder={placeholder} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() })} />
+    </label>
   );
-}
-
-export function SessionPage({ id }: { id: string }) {
-  const r = useAsync(async () => {
-    try {
-      return await get<Session>(`/api/v1/sessions/${encodeURIComponent(id)}`);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404 && /no such path/.test(e.message)) return null;
-      throw e;
-    }
-  }, [id]);
+  const flag = (name: (typeof FIELDS)[number], label: string) => (
+    <label>
+      {label}
+      <select name={name} value={draft[name] ?? ""} onChange={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })}>
+        <option value="">any</option>
+        <option value="true">yes</option>
+        <option value="false">no</option>
+      </select>
+    </label>
+  );
   return (
-    <main id="main">
-      <h1>
-        Session <span class="mono">{id}</span>
-      </h1>
-      <ErrorNote error={r.error} />
-      {r.data === null && !r.loading && !r.error && (
-        <>
-          <Unavailable what="Session details" api="GET /api/v1/sessions/{id}" />
-          <p>
-            The session's events are in <a href={`/events`}>Events</a>; cowrie writes the session id into each event's <code>data.session</code>.
-          </p>
-        </>
-      )}
-      {r.data && <Json value={r.data} />}
+    <main id="main" class="events-page">
+      <h1>Sessions</h1>
+      <form
+        class="filters"
+        aria-label="Session filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          go(Object.fromEntries(Object.entries(draft).filter(([, v]) => v)));
+        }}
+      >
+        {field("src_ip", "Address", "203.0.113.7")}
+        {field("pot_id", "Honeypot", "ssh-01")}
+        {field("node_id", "Node id", "")}
+        {field("since", "Since", "1h, 2026-11-21T00:00:00Z")}
+        {field("until", "Until", "")}
+        {flag("login_success", "Logged in")}
+        {flag("has_commands", "Commands")}
+        {flag("has_download", "Files")}
+        <button type="submit">Filter</button>
+        <button type="button" class="ghost" onClick={() => go({})}>
+          Clear
+        </button>
+      </form>
+      <div class="toolbar">
+        <span class="muted">
+          {cursor ? "Older sessions" : "Newest first"}
+          {Object.keys(filter).length > 0 && " · filtered"}
+        </span>
+      </div>
+      <ErrorNote error={page.error} />
+      {page.data && <SessionsTable sessions={page.data.sessions} />}
+      {/* A filter on the address, time or honeypot alone scans a bounded slice per page: a short page may still have older ones. */}
+      {page.data && page.data.sessions.length < PAGE && page.data.next_cursor && <p class="muted">This page is short because Core reads a bounded slice per request; older sessions may still match.</p>}
+      <div class="pager">
+        <button type="button" disabled={!cursor} onClick={() => go(filter)}>
+          ← Newest
+        </button>
+        <button type="button" disabled={!page.data?.next_cursor} onClick={() => go(filter, page.data?.next_cursor)}>
+          Older →
+        </button>
+      </div>
     </main>
   );
 }

@@ -1,6 +1,6 @@
 /**
- * Stats: totals, the ingest counters, and top source IPs, usernames, passwords and event
- * types over a window. The top lists come from hourly counters (see the `event_counts`
+ * Stats: totals, the ingest counters, and top source IPs, usernames, passwords, event types,
+ * countries, ASNs and commands over a window. The top lists come from hourly counters (see the `event_counts`
  * table), so a window is counted in whole hours. The writer keeps the counters of recent
  * batches in memory for `stats_flush_ms`; a read has them written first, so it counts every
  * event that `GET /api/v1/events` shows.
@@ -8,7 +8,7 @@
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { asOrgs } from "../../db/address-store";
-import type { TopEntry } from "../../db/event-store";
+import { EventQueries, type TopEntry } from "../../db/event-store";
 import type { EventReader } from "../../db/stores";
 import type { GeoLookup } from "../../geo";
 import type { Ingest } from "../ingest/types";
@@ -18,6 +18,13 @@ import { queryParams } from "./query";
 import { OutputStatus, RulesStatus } from "./outputs";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
+/**
+ * Commands are not counted at ingest (no hourly counter: reading `input` out of every event
+ * would cost the hot path); the top list reads the window's most recent command events, a few
+ * pages through the event-type summaries.
+ */
+const COMMANDS_SAMPLE = 10_000;
+const COMMAND_EVENT = "cowrie.command.input";
 const MAX_WINDOW_HOURS = 366 * 24;
 
 const TopList = (what: string, example: TopEntry[]) =>
@@ -67,6 +74,7 @@ export const Stats = t.Object(
         description: "Most frequent source autonomous systems in the window, most frequent first.",
         example: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
       })),
+      commands: t.Optional(TopList(`commands typed (cowrie.command.input), counted over the window's most recent ${COMMANDS_SAMPLE.toLocaleString("en")} command events`, [{ value: "uname -a", count: 1204 }])),
     }),
     geo_attribution: t.Optional(t.Object(
       { country: t.String(), asn: t.String() },
@@ -99,6 +107,7 @@ export const Stats = t.Object(
         event_types: [{ value: "cowrie.login.failed", count: 48210 }],
         countries: [{ value: "CN", count: 20544 }],
         asns: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
+        commands: [{ value: "uname -a", count: 1204 }],
       },
       geo_attribution: {
         country: "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0",
@@ -132,6 +141,23 @@ export interface OutputsStats {
 }
 
 
+/** The most typed commands among the window's most recent COMMANDS_SAMPLE command events. */
+function topCommands(queries: EventQueries, since: number, top: number): TopEntry[] {
+  const counts = new Map<string, number>();
+  let cursor: number | null = null;
+  for (let read = 0; read < COMMANDS_SAMPLE; ) {
+    const page = queries.listStored({ eventType: COMMAND_EVENT, since }, 1000, cursor);
+    for (const e of page.events) {
+      const input = (JSON.parse(e.data) as { input?: unknown }).input;
+      if (typeof input === "string") counts.set(input, (counts.get(input) ?? 0) + 1);
+    }
+    read += page.events.length;
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([value, count]) => ({ value, count }));
+}
+
 function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
   const orgs = asOrgs(
     db,
@@ -140,7 +166,7 @@ function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
   return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
 }
 
-/** `db` is null on PostgreSQL, which keeps no GeoIP counters yet: no countries or ASNs then. */
+/** `db` is null on PostgreSQL, which keeps no GeoIP counters and reads no stored rows here yet: no countries, ASNs or commands then. */
 export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db | null; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
@@ -167,6 +193,7 @@ export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security:
           event_types: s.top.event_type,
           countries: deps.db ? s.top.country : undefined,
           asns: deps.db ? withOrgs(deps.db, s.top.asn) : undefined,
+          commands: deps.queries instanceof EventQueries ? topCommands(deps.queries, s.windowStart, query.top ?? 10) : undefined,
         },
         geo_attribution: deps.geo?.attribution,
       };

@@ -65,7 +65,9 @@ ${css.map((c) => `<link rel="stylesheet" href="/console/${c}">`).join("\n")}
 `;
   const index = file(new TextEncoder().encode(html), "text/html; charset=utf-8");
   const hash = createHash("sha256").update(THEME_SCRIPT).digest("base64");
-  const csp = `default-src 'self'; script-src 'self' 'sha256-${hash}'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
+  // 'wasm-unsafe-eval': the session page's terminal player (asciinema-player) runs its terminal
+  // emulator as WebAssembly compiled from bytes in its own script; it allows no eval of JS.
+  const csp = `default-src 'self'; script-src 'self' 'sha256-${hash}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
   const entryText = new TextDecoder().decode(files.get(entry)!.body);
   // Static imports of the entry load with it; dynamic ones (import()) load when their page opens.
   const firstLoad = [entry, ...css, ...[...entryText.matchAll(/from"\.\/([^"]+\.js)"/g)].map((m) => m[1]!)];

@@ -1,0 +1,34 @@
+/**
+ * A session's page when Core checks tokens: the recording is fetched with the signed-in
+ * token (a plain URL could not carry it) and played by asciinema-player.
+ */
+import { expect, test } from "bun:test";
+import { getJson, until } from "../helpers";
+import { launchBrowser, sshShell, startSystem } from "../helpers/console";
+import { sha256 } from "../../src/core/auth";
+
+test("with tokens, a read token plays a session's recording", async () => {
+  await using sys = await startSystem({ tokens: [{ name: "rita", role: "read", sha256: sha256("read-token-1") }, { name: "alice", role: "operator", sha256: sha256("op-token-1") }] });
+  const { core, nodeId, ports } = sys;
+  const auth = { authorization: "Bearer op-token-1", "content-type": "application/json" };
+  const install = { InstallPot: { pot_id: "ssh-01", honeypot_type: "cowrie", config: { ssh_port: String(ports.ssh), telnet_port: String(ports.telnet), hostname: "db-prod-2" }, auto_start: true } };
+  expect((await getJson(`${core.api}/api/v1/nodes/${nodeId}/commands`, { method: "POST", headers: auth, body: JSON.stringify(install) })).status).toBe(202);
+  await until(async () => (await getJson(`${core.api}/api/v1/honeypots`, { headers: auth })).body.honeypots?.some((p: any) => p.pot_id === "ssh-01" && p.status === "Running"), "cowrie Running");
+  expect((await sshShell(ports.ssh, "root", "123456", ["echo token-carried"])).code).toBe(0);
+  const id = await until(async () => {
+    const s = (await getJson(`${core.api}/api/v1/sessions?login_success=true`, { headers: auth })).body.sessions as any[];
+    return s.length === 1 && (await getJson(`${core.api}/api/v1/sessions/${s[0].id}`, { headers: auth })).body.recording_file?.received ? s[0].id : null;
+  }, "the recording on Core");
+  // Without a token the recording is refused: the page can only have it through the token.
+  expect((await getJson(`${core.api}/api/v1/sessions/${id}/recording`)).status).toBe(401);
+
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${core.api}/sessions/${id}`);
+  await page.fill("#token", "read-token-1");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByTestId("commands").getByText("echo token-carried").waitFor();
+  const player = page.getByTestId("player").locator(".ap-player");
+  await player.click();
+  await page.getByTestId("player").locator(".ap-term", { hasText: "root@db-prod-2:~# echo token-carried" }).waitFor();
+}, 60_000);
