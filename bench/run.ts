@@ -27,6 +27,13 @@ if (parts.includes("growth")) {
   console.log(await benchGrowth());
   console.log();
 }
+if (parts.includes("pg")) {
+  // Needs a PostgreSQL server (docs/scale-out.md): only when named.
+  const { benchPg } = await import("./pg");
+  console.log("## PostgreSQL event writer (COPY vs multi-row INSERT, naive baseline, SQLite)\n");
+  console.log(await benchPg());
+  console.log();
+}
 if (want("feed")) {
   const { benchFeed } = await import("./feed");
   console.log("## Live feed (ingest rate raised until fan-out to WebSocket subscribers falls behind)\n");

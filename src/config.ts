@@ -23,7 +23,7 @@ export const CoreConfig = Type.Object({
   api_port: Port("REST API, OpenAPI, Swagger UI and the backend stream.", 9002),
   ws_port: Port("WebSocket proxy (live feed and commands).", 9003),
   event_port: Port("Event socket (NDJSON from nodes and honeypots).", 9100),
-  db: Type.String({ minLength: 1, default: "./data/honeybee.db", description: "SQLite database file (`:memory:` for a throwaway one)." }),
+  db: Type.String({ minLength: 1, default: "./data/honeybee.db", description: "Where Core stores everything: an SQLite database file (`:memory:` for a throwaway one), or a PostgreSQL database as a URL `postgres://user[:password]@host:port/database` (docs/scale-out.md)." }),
   log_level: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: "info", description: "pino log level." }),
   log_events: Type.Boolean({
     default: true,

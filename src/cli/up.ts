@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ConfigError, CoreConfig, flagsToConfig, loadCoreConfig, readConfigFile } from "../config";
 import { startCore, type CoreHandle } from "../core";
+import { isPostgresUrl, redactUrl } from "../db/pg";
 import { createLogger, type LogLevel } from "../log";
 import { NodeConfig } from "../node/config";
 import { processAlive } from "../node/identity";
@@ -137,7 +138,7 @@ export function registerUpCommand(program: Command): void {
       const cli = existsSync(join("bin", "honeybee")) ? "bin/honeybee" : "honeybee";
       const show = (p: string) => relative(process.cwd(), p) || ".";
       process.stdout.write(
-        summary({ host: config.host, ports: core.ports, node: { name: opts.name, id: nodeId, data: show(nodeData), relayPort: opts.relayPort as string | undefined }, db: show(config.db), cli }) + "\n",
+        summary({ host: config.host, ports: core.ports, node: { name: opts.name, id: nodeId, data: show(nodeData), relayPort: opts.relayPort as string | undefined }, db: isPostgresUrl(config.db) ? redactUrl(config.db) : show(config.db), cli }) + "\n",
       );
     } catch (e) {
       const signalled = stopped !== null;

@@ -4,22 +4,20 @@
  * database).
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
-import { openDatabase } from "../db";
+import { isPostgresUrl, redactUrl } from "../db/pg";
+import { openStores } from "../db/stores";
 import { geoLookup } from "../geo";
-import { CommandStore } from "../db/command-store";
 import { EventQueries } from "../db/event-store";
 import { EventReader } from "../db/event-reader";
 import { OutputStore } from "../db/output-store";
 import { withGeo } from "./outputs/geo";
-import { SqlNodeSecretStore } from "../db/node-secret-store";
-import { RegistryStore } from "../db/registry-store";
 import { createLogger, type Logger } from "../log";
 import { PortInUseError, bindOrExplain } from "../net/bind";
 import type { CommandAck } from "../protocol/messages";
 import { createApi } from "./api";
 import { catalogueApi } from "./api/catalogue";
 import { commandsApi } from "./api/commands";
-import { eventList, eventsApi } from "./api/events";
+import { eventList, eventsApi, pgEventList } from "./api/events";
 import { nodesApi, registryLists } from "./api/nodes";
 import { outputsApi } from "./api/outputs";
 import { sessionsApi } from "./api/sessions";
@@ -28,6 +26,7 @@ import { SessionQueries } from "../db/session-queries";
 import { streamApi } from "./api/stream";
 import { bodyCap, Security } from "./auth";
 import { timelineApi } from "./api/timeline";
+import { SQLITE_ONLY_ROUTES, unavailableApi } from "./api/unavailable";
 import { whoamiApi } from "./api/whoami";
 import { consoleApi } from "./console";
 import { MessageBus } from "./bus";
@@ -58,9 +57,9 @@ export interface CoreHandle {
   readonly security: Security;
   /** The in-process WebSocket proxy (clients, cut-off count). */
   readonly proxy: ProxyHandle;
-  /** Outputs and alert rules (docs/outputs.md). */
-  readonly outputs: Outputs;
-  readonly rules: Rules;
+  /** Outputs and alert rules (docs/outputs.md); null on PostgreSQL (docs/scale-out.md). */
+  readonly outputs: Outputs | null;
+  readonly rules: Rules | null;
   stop(): Promise<void>;
 }
 
@@ -73,14 +72,17 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
   // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
-  const geo = config.geo_enrichment ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
-  const db = openDatabase(config.db);
-  security.useNodeSecrets(new SqlNodeSecretStore(db));
+  const geo = config.geo_enrichment && !isPostgresUrl(config.db) ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
+  const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"));
+  // The SQLite database; null on PostgreSQL, where the features that need it are not started.
+  const db = stores.sqlite;
+  if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")}, GeoIP enrichment (docs/scale-out.md)`);
+  security.useNodeSecrets(stores.nodeSecrets);
   const bus = new MessageBus();
-  const registry = new Registry(new RegistryStore(db), bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
+  const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
   const metrics = new CoreMetrics();
-  const ingest = createIngest({ db, config, bus, registry, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
-  const commandStore = new CommandStore(db);
+  const ingest = createIngest({ db, postgres: stores.postgres, config, bus, registry, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
+  const commandStore = stores.commands;
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
   const hub = new FeedHub();
@@ -91,9 +93,9 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
   // Artifacts live beside the database unless configured elsewhere (docs/artifacts.md).
   const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" ? "./data" : dirname(config.db), "artifacts");
-  const artifacts = new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: new ArtifactStore(db), logger: log.child({ component: "artifacts" }) });
-  const files = new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" }));
-  const stoppers: (() => unknown)[] = [() => artifacts.stop()];
+  const artifacts = db ? new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: new ArtifactStore(db), logger: log.child({ component: "artifacts" }) }) : null;
+  const files = artifacts ? new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" })) : undefined;
+  const stoppers: (() => unknown)[] = [() => artifacts?.stop()];
   const cleanup = async () => {
     // Bounded: a database that cannot be written must not keep Core (and its listeners) up.
     const deadline = setTimeout(() => ingest.abandon(), config.shutdown_timeout_ms);
@@ -103,24 +105,34 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       await ingest.stop();
     } finally {
       clearTimeout(deadline);
-      db.$client.close();
+      await stores.close();
     }
   };
   // Outputs and rules read committed events from the store on their own positions; a commit
   // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
-  const outputStore = new OutputStore(db);
-  // Outputs and rules see the same geo as REST and the feed (country/ASN rules, ECS source.geo).
-  const eventSource = geo ? withGeo(new EventReader(db), (ip) => geo.known(ip) ?? null) : new EventReader(db);
-  const outputs = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
-  const rules = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
-  stoppers.push(() => rules.stop(), () => outputs.stop());
+  let outputs: Outputs | null = null;
+  let rules: Rules | null = null;
+  if (db) {
+    const outputStore = new OutputStore(db);
+    // Outputs and rules see the same geo as REST and the feed (country/ASN rules, ECS source.geo).
+    const eventSource = geo ? withGeo(new EventReader(db), (ip) => geo.known(ip) ?? null) : new EventReader(db);
+    const o = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
+    const r = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
+    outputs = o;
+    rules = r;
+    stoppers.push(() => r.stop(), () => o.stop());
+  }
   try {
-    outputs.start(config.outputs);
-    rules.start(config.rules);
-    stoppers.push(ingest.onCommit((lastId) => {
-      outputs.committed(lastId);
-      rules.committed(lastId);
-    }));
+    if (outputs && rules) {
+      const o = outputs;
+      const r = rules;
+      o.start(config.outputs);
+      r.start(config.rules);
+      stoppers.push(ingest.onCommit((lastId) => {
+        o.committed(lastId);
+        r.committed(lastId);
+      }));
+    }
     const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
         host: config.host,
@@ -130,7 +142,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
-        recordings: new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)),
+        recordings: db ? new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)) : undefined,
         files,
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
@@ -158,14 +170,20 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
-    const lists = { ...registryLists(registry), "/api/v1/events": eventList(new EventQueries(db), () => ingest.version, { ingest, geo }) };
+    const eventsList = db ? eventList(new EventQueries(db), () => ingest.version, { ingest, geo }) : pgEventList(stores.events);
+    const lists = { ...registryLists(registry), "/api/v1/events": eventsList };
+    const outputsStats = outputs && rules ? { outputs: () => (outputs as Outputs).stats(), rules: () => (rules as Rules).status() } : undefined;
+    const eventsPlugin = eventsApi({ db, events: stores.events, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats });
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
       health: () => ingest.problem(),
-      dbPath: config.db,
+      dbPath: stores.postgres ? redactUrl(config.db) : config.db,
       reads: lists,
-      plugins: [nodesApi(registry, lists), eventsApi({ db, ingest, security: () => security.stats(), geo, list: lists["/api/v1/events"], outputs: { outputs: () => outputs.stats(), rules: () => rules.status() } }), sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })],
+      plugins:
+        db && artifacts && outputs && rules
+          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })]
+          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
@@ -191,10 +209,10 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     stoppers.push(() => proxy.stop());
-    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs.stats() });
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs?.stats() ?? [] });
 
     const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
-    log.info({ host: config.host, ports, db: config.db }, "core started");
+    log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db }, "core started");
     let stopped: Promise<void> | null = null;
     return {
       config,

@@ -4,7 +4,8 @@
  * the bus. The command router asks it which connection holds a node.
  */
 import type { Logger } from "../log";
-import type { NodeRow, PotRow, RegistryStore } from "../db/registry-store";
+import type { NodeRow, PotRow } from "../db/registry-store";
+import type { RegistryStorage } from "../db/stores";
 import type { NodeRegistration, PotStatusUpdate } from "../protocol/messages";
 import type { MessageBus } from "./bus";
 
@@ -30,7 +31,7 @@ export class Registry {
   version = 0;
 
   constructor(
-    private readonly store: RegistryStore,
+    private readonly store: RegistryStorage,
     private readonly bus: MessageBus,
     private readonly logger: Logger,
     private readonly heartbeatTimeoutMs: number,

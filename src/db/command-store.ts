@@ -5,6 +5,7 @@ import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
 import { parseWithIds, stringify } from "../protocol/json";
 import type { Db } from "./index";
 import { commands } from "./schema";
+import type { CommandStorage } from "./stores";
 
 export type CommandStatus = "issued" | "sent" | "succeeded" | "failed";
 
@@ -35,7 +36,7 @@ export interface CommandQuery {
   limit: number;
 }
 
-export class CommandStore {
+export class CommandStore implements CommandStorage {
   constructor(private readonly db: Db) {}
 
   insert(r: Omit<CommandRecord, "created_at" | "updated_at" | "data">, at: number): void {
@@ -68,6 +69,10 @@ export class CommandStore {
   get(commandId: string): CommandRecord | null {
     const row = this.db.select().from(commands).where(eq(commands.commandId, commandId)).get();
     return row ? toRecord(row) : null;
+  }
+
+  find(commandId: string): CommandRecord | null {
+    return this.get(commandId);
   }
 
   list(q: CommandQuery): { commands: CommandRecord[]; next_cursor: string | null } {

@@ -15,19 +15,20 @@ import type { Db } from "./index";
 import { kindOfType, type Kind } from "./session-fields";
 import { SessionTracker } from "./session-tracker";
 import { eventAddresses, eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
+import type { EventReader } from "./stores";
 
 /** Consecutive ids per segment, the unit the per-segment summaries describe. */
 export const SEG_SIZE = 4096;
 export const HOUR_MS = 3_600_000;
 /** The counters' watermark: every event with a smaller or equal id is counted in event_counts. */
-const COUNTED_THROUGH = "counted_through_id";
+export const COUNTED_THROUGH = "counted_through_id";
 /** The last event id ever given: retention may delete every event, and ids must never come back. */
-const LAST_ID = "last_event_id";
+export const LAST_ID = "last_event_id";
 /** Days (since the epoch, UTC) up to this one are summed up in event_counts_daily. */
-const DAILY_THROUGH = "counts_daily_through";
+export const DAILY_THROUGH = "counts_daily_through";
 export const DAY_HOURS = 24;
 /** Keys kept per kind and day in event_counts_daily (the top lists show a few dozen at most). */
-const DAILY_KEYS = 5000;
+export const DAILY_KEYS = 5000;
 /** Take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */
 const IMMEDIATE = { behavior: "immediate" } as const;
 
@@ -131,7 +132,7 @@ function prune<K>(keys: Map<K, number>): void {
   }
 }
 
-class HourlyCounts {
+export class HourlyCounts {
   readonly byKind = new Map<CountKind, Map<number, Map<string, number>>>();
   /**
    * Source addresses that are IPv4 dotted quads, by hour, as 32-bit numbers: a number is a
@@ -174,7 +175,7 @@ class HourlyCounts {
   }
 }
 
-function bump<K>(keys: Map<K, number>, key: K, n: number, bounded: boolean): void {
+export function bump<K>(keys: Map<K, number>, key: K, n: number, bounded: boolean): void {
   const before = keys.get(key);
   if (before !== undefined) keys.set(key, before + n);
   else {
@@ -647,11 +648,11 @@ export interface EventPage {
  * Segments one page may scan before it returns what it has with a cursor to go on from
  * (4096 segments = 16.7M events): keeps the worst case of a rare filter bounded per request.
  */
-const MAX_SEGMENTS_PER_PAGE = 4096;
+export const MAX_SEGMENTS_PER_PAGE = 4096;
 /** Addresses of a country/ASN filter checked against each segment's Bloom filter at most. */
 const GEO_BLOOM_MAX = 64;
 /** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
-const SEGMENT_SLICE = 256;
+export const SEGMENT_SLICE = 256;
 
 export interface TopEntry {
   value: string;
@@ -665,7 +666,7 @@ export interface StatsSummary {
   top: Record<CountKind, TopEntry[]>;
 }
 
-export class EventQueries {
+export class EventQueries implements EventReader {
   private readonly columns = {
     id: events.id,
     ts: events.ts,

@@ -5,6 +5,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "./index";
 import { honeypots, nodes } from "./schema";
+import type { RegistryStorage } from "./stores";
 
 export interface NodeRow {
   node_id: bigint;
@@ -26,7 +27,7 @@ export interface PotRow {
   updated_at: number;
 }
 
-export class RegistryStore {
+export class RegistryStore implements RegistryStorage {
   constructor(private readonly db: Db) {}
 
   upsertNode(n: NodeRow): void {

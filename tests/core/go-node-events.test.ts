@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseWithIds, stringify } from "../../src/protocol/json";
 import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore, tempDir, WsClient } from "../helpers";
+import { onPostgres } from "../helpers/postgres";
 import { goData, goPotEvent, goPotLog } from "../helpers/go-node";
 
 const SAMPLE = join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl");
@@ -20,7 +21,7 @@ const sampleLine = (eventid: string, now: string) =>
 const POT = { node_id: BIG_ID, pot_id: "cowrie-lab", pot_type: "cowrie" };
 
 async function goNodeCore(dir: string) {
-  const core = await startTestCore({ db: join(dir, "core.db") });
+  const core = await startTestCore(onPostgres() ? {} : { db: join(dir, "core.db") });
   const feed = await WsClient.connect(`${core.ws}/?kinds=PotEvent,PotStatusUpdate`);
   const node = await registerNode(core, BIG_ID, "go-node");
   node.send("PotStatusUpdate", { ...POT, status: "Running" });

@@ -5,12 +5,14 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { EventStreamClient, getJson, startTestCore, tempDir, until } from "../helpers";
+import { onPostgres } from "../helpers/postgres";
 
 for (const ingest_worker of [true, false]) {
   test(`as soon as GET /api/v1/events shows events, GET /api/v1/stats counts them (writer ${ingest_worker ? "thread" : "inline"})`, async () => {
     using dir = tempDir();
     // The default flush interval: the counters are not written on their own during this test.
-    await using core = await startTestCore({ db: join(dir.path, "core.db"), ingest_worker, stats_flush_ms: 5000 });
+    // On PostgreSQL (the test switch) the database is the switch's and the writer always inline.
+    await using core = await startTestCore({ ...(onPostgres() ? {} : { db: join(dir.path, "core.db") }), ingest_worker, stats_flush_ms: 5000 });
     using honeypot = await EventStreamClient.connect(core.ports.event);
     const attempts = [
       { username: "root", password: "123456", src_ip: "203.0.113.7" },

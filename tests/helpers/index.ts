@@ -6,6 +6,7 @@ import { startCore, type CoreHandle } from "../../src/core";
 import type { CoreConfig } from "../../src/config";
 import { silentLogger } from "../../src/log";
 import { parseWithIds, stringify } from "../../src/protocol/json";
+import { onPostgres, testDatabase } from "./postgres";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -19,7 +20,20 @@ export type TestCore = CoreHandle & { api: string; ws: string; [Symbol.asyncDisp
 
 /** Starts a real Core on port 0 everywhere, with a throwaway database unless one is given. */
 export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger = silentLogger()): Promise<TestCore> {
-  const core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: ":memory:", log_events: false, api_rate_per_minute: 0, ws_commands_per_minute: 0, ...overrides }, logger);
+  // The PostgreSQL switch (tests/helpers/postgres.ts): a database of its own unless one is given.
+  const pg = onPostgres() && overrides.db === undefined ? await testDatabase() : null;
+  let core: CoreHandle;
+  try {
+    core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: pg?.url ?? ":memory:", log_events: false, api_rate_per_minute: 0, ws_commands_per_minute: 0, ...overrides }, logger);
+  } catch (e) {
+    await pg?.drop();
+    throw e;
+  }
+  if (pg) {
+    const stop = core.stop;
+    let stopped: Promise<void> | null = null;
+    core = Object.assign(core, { stop: () => (stopped ??= stop().finally(() => pg.drop())) });
+  }
   return Object.assign(core, {
     api: `http://127.0.0.1:${core.ports.api}`,
     ws: `ws://127.0.0.1:${core.ports.ws}`,

@@ -4,7 +4,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
-import type { CommandStore } from "../../db/command-store";
+import type { CommandStorage } from "../../db/stores";
 import { toU64 } from "../../protocol/json";
 import { Command } from "../../protocol/messages";
 import { NodeId } from "../../protocol/types";
@@ -83,7 +83,7 @@ const CommandQuery = queryParams(
   }),
 );
 
-export const commandsApi = (router: CommandRouter, store: CommandStore, security: Security) =>
+export const commandsApi = (router: CommandRouter, store: CommandStorage, security: Security) =>
   new Elysia({ name: "commands", tags: ["Commands"] })
     .post(
       "/api/v1/nodes/:node_id/commands",
@@ -118,9 +118,9 @@ export const commandsApi = (router: CommandRouter, store: CommandStore, security
     )
     .get(
       "/api/v1/commands/:command_id",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
-        const rec = store.get(params.command_id);
+        const rec = await store.find(params.command_id);
         if (!rec) throw notFound(`command ${params.command_id} does not exist`);
         return rec;
       },
@@ -128,13 +128,13 @@ export const commandsApi = (router: CommandRouter, store: CommandStore, security
     )
     .get(
       "/api/v1/commands",
-      ({ request }) => {
+      async ({ request }) => {
         const query = CommandQuery.parse(request.url);
         const node_id = query.node_id === undefined ? undefined : (toU64(query.node_id) ?? undefined);
         if (query.node_id !== undefined && node_id === undefined) throw badRequest("query parameter node_id must be an unsigned 64-bit integer");
         const cursor = query.cursor === undefined ? undefined : Number(query.cursor);
         if (cursor !== undefined && !Number.isSafeInteger(cursor)) throw badRequest("query parameter cursor must be a next_cursor value from an earlier page");
-        return store.list({ node_id, pot_id: query.pot_id, command: query.command, status: query.status, cursor, limit: query.limit ?? 100 });
+        return await store.list({ node_id, pot_id: query.pot_id, command: query.command, status: query.status, cursor, limit: query.limit ?? 100 });
       },
       {
         response: { 200: t.Object({ commands: t.Array(CommandRecord), next_cursor: t.Union([t.String(), t.Null()]) }), ...errorResponses({ 400: ["bad_request", 'query parameter limit: Expected integer to be less or equal to 500, got "1000"'] }) },

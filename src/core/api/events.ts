@@ -5,13 +5,14 @@
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-store";
+import type { EventReader } from "../../db/stores";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
 import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
-import { badRequest, errorResponses, notFound } from "./errors";
+import { badRequest, errorResponses, notFound, notImplemented } from "./errors";
 import { noQuery, queryParams } from "./query";
 import { statsApi, type OutputsStats, type Stats } from "./stats";
 
@@ -156,21 +157,7 @@ export function eventList(queries: EventQueries, version: () => number, deps: { 
     const kept = pages.get(key);
     if (kept !== undefined) return new Response(kept, { headers: JSON_HEADERS });
     const query = EventQuery.parse(url);
-    const filter: EventFilter = {
-      potId: query.pot_id,
-      potType: query.pot_type,
-      eventType: query.event_type,
-      srcIp: query.src_ip,
-      since: timeParam("since", query.since),
-      until: timeParam("until", query.until),
-      country: query.country?.toUpperCase(),
-      asn: query.asn,
-    };
-    if (query.node_id !== undefined) {
-      const id = toU64(query.node_id);
-      if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
-      filter.nodeId = id;
-    }
+    const filter = eventFilter(query);
     const answer = () => {
       const page = queries.listStored(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
       const body = new TextEncoder().encode(eventPageJson(page, deps.geo));
@@ -183,9 +170,44 @@ export function eventList(queries: EventQueries, version: () => number, deps: { 
   };
 }
 
-export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats }) => {
-  const queries = new EventQueries(deps.db);
-  const list = deps.list ?? eventList(queries, () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo });
+function eventFilter(query: ReturnType<typeof EventQuery.parse>): EventFilter {
+  const filter: EventFilter = {
+    potId: query.pot_id,
+    potType: query.pot_type,
+    eventType: query.event_type,
+    srcIp: query.src_ip,
+    since: timeParam("since", query.since),
+    until: timeParam("until", query.until),
+    country: query.country?.toUpperCase(),
+    asn: query.asn,
+  };
+  if (query.node_id !== undefined) {
+    const id = toU64(query.node_id);
+    if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
+    filter.nodeId = id;
+  }
+  return filter;
+}
+
+/**
+ * GET /api/v1/events on PostgreSQL (docs/scale-out.md): the page from the store's queries,
+ * no page cache. The address table the country/ASN filters need is SQLite's alone so far.
+ */
+export function pgEventList(events: EventReader): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const query = EventQuery.parse(request.url);
+    const filter = eventFilter(query);
+    if (filter.country !== undefined || filter.asn !== undefined) throw notImplemented("the country and asn filters are not available on PostgreSQL yet (docs/scale-out.md)");
+    const page = await events.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
+    const body = stringify({ events: page.events.map((r) => toEventRecord(r)), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) });
+    return new Response(body, { headers: JSON_HEADERS });
+  };
+}
+
+/** `db` is the SQLite database, null on PostgreSQL (where `events` reads and GeoIP is off). */
+export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats }) => {
+  const queries = deps.events;
+  const list = deps.list ?? (deps.db ? eventList(new EventQueries(deps.db), () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo }) : pgEventList(deps.events));
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
@@ -205,10 +227,10 @@ export const eventsApi = (deps: { db: Db; ingest: Ingest; security: () => Stats[
     )
     .get(
       "/api/v1/events/:id",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
         const id = Number(params.id);
-        const row = Number.isSafeInteger(id) ? queries.get(id) : null;
+        const row = Number.isSafeInteger(id) ? await queries.get(id) : null;
         if (!row) throw notFound(`event ${params.id} does not exist`);
         return toEventRecord(row, deps.geo);
       },

@@ -8,7 +8,8 @@
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { asOrgs } from "../../db/address-store";
-import type { EventQueries, TopEntry } from "../../db/event-store";
+import { EventQueries, type TopEntry } from "../../db/event-store";
+import type { EventReader } from "../../db/stores";
 import type { GeoLookup } from "../../geo";
 import type { Ingest } from "../ingest/types";
 import { Type } from "@sinclair/typebox";
@@ -165,7 +166,8 @@ function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
   return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
 }
 
-export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db; outputs?: OutputsStats }) =>
+/** `db` is null on PostgreSQL, which keeps no GeoIP counters and reads no stored rows here yet: no countries, ASNs or commands then. */
+export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db | null; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -173,7 +175,7 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
       const window = query.window ?? "24h";
       const windowMs = parseWindow(window);
       await deps.ingest.countsSettled();
-      const s = deps.queries.stats(windowMs, query.top ?? 10);
+      const s = await deps.queries.stats(windowMs, query.top ?? 10);
       const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,
@@ -189,9 +191,9 @@ export const statsApi = (deps: { queries: EventQueries; ingest: Ingest; security
           usernames: s.top.username,
           passwords: s.top.password,
           event_types: s.top.event_type,
-          countries: s.top.country,
-          asns: withOrgs(deps.db, s.top.asn),
-          commands: topCommands(deps.queries, s.windowStart, query.top ?? 10),
+          countries: deps.db ? s.top.country : undefined,
+          asns: deps.db ? withOrgs(deps.db, s.top.asn) : undefined,
+          commands: deps.queries instanceof EventQueries ? topCommands(deps.queries, s.windowStart, query.top ?? 10) : undefined,
         },
         geo_attribution: deps.geo?.attribution,
       };

@@ -6,7 +6,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import type { CommandStore } from "../../db/command-store";
+import type { CommandStorage } from "../../db/stores";
 import type { Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { toU64 } from "../../protocol/json";
@@ -69,7 +69,7 @@ export class CommandRouter {
 
   constructor(
     private readonly registry: Registry,
-    private readonly store: CommandStore,
+    private readonly store: CommandStorage,
     private readonly bus: MessageBus,
     private readonly logger: Logger,
   ) {

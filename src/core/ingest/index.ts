@@ -6,6 +6,7 @@
 import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
 import { EventQueries } from "../../db/event-store";
+import type { IngestStart } from "../../db/stores";
 import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";
 import type { MessageBus } from "../bus";
@@ -13,11 +14,15 @@ import type { Registry } from "../registry";
 import { EventPipeline } from "./pipeline";
 import type { Ingest } from "./types";
 import { inlineWriter, workerWriter } from "./writer";
+import { pgWriter } from "./writer-pg";
 
 export { startEventSocket, type EventSocketOptions, type EventSocketHandle } from "./event-socket";
 
 export interface IngestDeps {
-  db: Db;
+  /** SQLite: the connection (and `config.db` its file). */
+  db?: Db | null;
+  /** PostgreSQL instead: the database and what the pipeline starts from. */
+  postgres?: { url: string; start: IngestStart } | null;
   config: CoreConfig;
   bus: MessageBus;
   registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
@@ -31,24 +36,36 @@ export interface IngestDeps {
 
 export function createIngest(deps: IngestDeps): Ingest {
   const { config } = deps;
+  if (deps.postgres) {
+    const { url, start } = deps.postgres;
+    return new EventPipeline({ ...pipelineDeps(deps), writer: pgWriter(url), dictionaries: start.dictionaries, spools: start.spools });
+  }
+  if (!deps.db) throw new Error("createIngest needs a database");
+  const db = deps.db;
   const useWorker = config.ingest_worker && config.db !== ":memory:";
   // With the writer thread, the checkpointer thread is the one to copy the WAL into the
   // database: a commit on this thread's connection must not start a copy of its own.
-  if (useWorker) deps.db.$client.exec("PRAGMA wal_autocheckpoint = 0");
+  if (useWorker) db.$client.exec("PRAGMA wal_autocheckpoint = 0");
   const geo = config.geo_enrichment ? { geoipDb: config.geoip_db, asnDb: config.asn_db } : null;
   const enricher = geo && geoLookup(geo);
   return new EventPipeline({
-    config,
-    writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(deps.db, geo),
+    ...pipelineDeps(deps),
+    writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(db, geo),
+    dictionaries: new EventQueries(db).dictionaries(),
+    spools: new EventQueries(db).spoolPositions(),
+    enrich: enricher ? (ip) => enricher.known(ip) : undefined,
+  });
+}
+
+function pipelineDeps(deps: IngestDeps) {
+  return {
+    config: deps.config,
     bus: deps.bus,
     logger: deps.logger,
-    nodeOfPot: (potId) => deps.registry.nodeOfPot(potId),
-    potTypeOf: (nodeId, potId) => deps.registry.potTypeOf?.(nodeId, potId) ?? null,
-    dictionaries: new EventQueries(deps.db).dictionaries(),
-    spools: new EventQueries(deps.db).spoolPositions(),
+    nodeOfPot: (potId: string) => deps.registry.nodeOfPot(potId),
+    potTypeOf: (nodeId: bigint | null, potId: string) => deps.registry.potTypeOf?.(nodeId, potId) ?? null,
     writerGate: deps.writerGate,
-    enrich: enricher ? (ip) => enricher.known(ip) : undefined,
     onBatchCommitted: deps.onBatchCommitted,
     onReject: deps.onReject,
-  });
+  };
 }

@@ -1,0 +1,47 @@
+/**
+ * The event writer channel (writer.ts) on PostgreSQL: the writer runs on this thread with a
+ * connection of its own. No worker thread is needed: the server does the storing, and what
+ * is left here (the COPY text, the segment summaries) is a small part of a batch's cost.
+ * Requests run one at a time in the order sent, with the same rule after a failed write.
+ */
+import { pgClient } from "../../db/pg";
+import { PgEventWriter, type PgWriteMode } from "../../db/pg/event-writer";
+import type { WriteResult, WriterChannel } from "./writer";
+
+export function pgWriter(url: string, mode: PgWriteMode = "copy"): WriterChannel {
+  const client = pgClient(url, 1);
+  const opened = PgEventWriter.open(client, mode);
+  opened.catch(() => {});
+  let failed = false;
+  let chain: Promise<unknown> = Promise.resolve();
+  const call = <T>(run: (w: PgEventWriter) => Promise<T>) => {
+    const p = chain.then(() => opened).then(run);
+    chain = p.catch(() => {});
+    return p;
+  };
+  return {
+    write: (batch) =>
+      call<WriteResult>(async (w) => {
+        if (failed) throw new Error("skipped: an earlier batch failed and must be written first");
+        try {
+          return { firstId: await w.write(batch), countsPending: w.countsPending };
+        } catch (e) {
+          failed = true;
+          throw e;
+        }
+      }),
+    resume: () =>
+      call(async () => {
+        failed = false;
+      }),
+    flushCounts: () => call(async (w) => void (w.countsPending && (await w.flushCounts()))),
+    retentionStep: (cutoffMs, maxRows) => call((w) => w.retentionStep(cutoffMs, maxRows)),
+    close: async () => {
+      try {
+        await call(async (w) => void (w.countsPending && (await w.flushCounts())));
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * The queries behind the events and stats endpoints on PostgreSQL: the same plan as the
+ * SQLite store (../event-store.ts, EventQueries): filters on node, pot, type and address are
+ * answered per segment of 4096 ids from the segment summaries, newest first, and a segment is
+ * read by its id range (B-tree on id) within its time range (which prunes the day partitions).
+ */
+import type { SQL } from "bun";
+import {
+  COUNT_KINDS,
+  DAILY_THROUGH,
+  DAY_HOURS,
+  HOUR_MS,
+  MAX_SEGMENTS_PER_PAGE,
+  SEGMENT_SLICE,
+  SEG_SIZE,
+  bloomHas,
+  toRow,
+  type CountKind,
+  type EventFilter,
+  type EventPage,
+  type EventRow,
+  type SourceEntry,
+  type StatsSummary,
+  type TopEntry,
+  type TypeEntry,
+} from "../event-store";
+import type { EventReader, IngestStart } from "../stores";
+
+type Raw = { id: string; ts: string; node_id: string | null; pot_id: string | null; pot_type: string | null; event_type: string; src_ip: string | null; data: string };
+
+const row = (r: Raw): EventRow =>
+  toRow({ id: Number(r.id), ts: Number(r.ts), nodeId: r.node_id, potId: r.pot_id, potType: r.pot_type, eventType: r.event_type, srcIp: r.src_ip, data: r.data });
+
+export class PgEventQueries implements EventReader {
+  constructor(private readonly sql: SQL) {}
+
+  async ingestStart(): Promise<IngestStart> {
+    const sources: SourceEntry[] = (await this.sql`select id, node_id, pot_id, pot_type from event_sources`).map((r: any) => ({ id: r.id, nodeId: r.node_id, potId: r.pot_id, potType: r.pot_type }));
+    const types: TypeEntry[] = (await this.sql`select id, name from event_types`).map((r: any) => ({ id: r.id, name: r.name }));
+    const spools = new Map<string, number>((await this.sql`select key, value::float8 as v from event_meta where key like 'spool:%'`).map((r: any) => [r.key, r.v]));
+    return { dictionaries: { sources, types }, spools };
+  }
+
+  /** `where` is built of fragments, so every value stays a parameter. */
+  private select(where: SQL.Query<any> | SQL.Helper<any> | ReturnType<SQL["unsafe"]>, tail: SQL.Query<any> | ReturnType<SQL["unsafe"]>) {
+    const sql = this.sql;
+    return sql`select e.id, e.ts, s.node_id, s.pot_id, s.pot_type, t.name as event_type, e.src_ip, e.data
+      from events e left join event_sources s on s.id = e.source_id join event_types t on t.id = e.type_id
+      where ${where} ${tail}` as Promise<Raw[]>;
+  }
+
+  async get(id: number): Promise<EventRow | null> {
+    const sql = this.sql;
+    // The segment's time range narrows the lookup to the partitions that can hold it.
+    const [seg] = await sql`select min_ts, max_ts from event_segments where seg = ${Math.floor(id / SEG_SIZE)}`;
+    if (!seg) return null;
+    const [r] = await this.select(sql`e.id = ${id} and e.ts between ${seg.min_ts} and ${seg.max_ts}`, sql``);
+    return r ? row(r) : null;
+  }
+
+  async list(filter: EventFilter, limit: number, cursor: number | null): Promise<EventPage> {
+    const sql = this.sql;
+    const upper = cursor === null ? Number.MAX_SAFE_INTEGER : cursor - 1;
+    if (upper < 1) return { events: [], nextCursor: null };
+    const conds: any[] = [];
+    const sourceIds = await this.matchingSources(filter);
+    if (sourceIds !== null) {
+      if (sourceIds.length === 0) return { events: [], nextCursor: null };
+      conds.push(sql`e.source_id = any(${sql.array(sourceIds, "INT")})`);
+    }
+    let typeId: number | null = null;
+    if (filter.eventType !== undefined) {
+      const [t] = await sql`select id from event_types where name = ${filter.eventType}`;
+      if (!t) return { events: [], nextCursor: null };
+      typeId = t.id;
+      conds.push(sql`e.type_id = ${typeId}`);
+    }
+    if (filter.since !== undefined) conds.push(sql`e.ts >= ${filter.since}`);
+    if (filter.until !== undefined) conds.push(sql`e.ts < ${filter.until}`);
+    if (filter.srcIp !== undefined) conds.push(sql`e.src_ip = ${filter.srcIp}`);
+    const and = (parts: any[]) => parts.reduce((a, p) => sql`${a} and ${p}`);
+
+    if (conds.length === 0) {
+      const rows = await this.select(sql`e.id <= ${upper}`, sql`order by e.id desc limit ${limit}`);
+      return { events: rows.map(row), nextCursor: rows.length === limit ? Number(rows[rows.length - 1]!.id) : null };
+    }
+    const out: EventRow[] = [];
+    let scanned = 0;
+    for await (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE))) {
+      if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg.seg + 1) * SEG_SIZE };
+      const lo = seg.seg * SEG_SIZE;
+      const rows = await this.select(
+        and([sql`e.id between ${lo} and ${Math.min(upper, lo + SEG_SIZE - 1)}`, sql`e.ts between ${seg.minTs} and ${seg.maxTs}`, ...conds]),
+        sql`order by e.id desc limit ${limit - out.length}`,
+      );
+      for (const r of rows) out.push(row(r));
+      if (out.length === limit) return { events: out, nextCursor: out[out.length - 1]!.id };
+    }
+    return { events: out, nextCursor: null };
+  }
+
+  private async matchingSources(f: EventFilter): Promise<number[] | null> {
+    const sql = this.sql;
+    const conds: any[] = [];
+    if (f.nodeId !== undefined) conds.push(sql`node_id = ${f.nodeId.toString()}`);
+    if (f.potId !== undefined) conds.push(sql`pot_id = ${f.potId}`);
+    if (f.potType !== undefined) conds.push(sql`pot_type = ${f.potType}`);
+    if (conds.length === 0) return null;
+    const where = conds.reduce((a, p) => sql`${a} and ${p}`);
+    return (await sql`select id from event_sources where ${where}`).map((r: { id: number }) => r.id);
+  }
+
+  private async *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number): AsyncGenerator<{ seg: number; minTs: number; maxTs: number }> {
+    const sql = this.sql;
+    const keyed = async (kind: string, values: number[]) =>
+      new Set<number>(
+        (await sql`select distinct seg::float8 as seg from event_segment_keys where kind = ${kind} and value = any(${sql.array(values, "INT")}) and seg <= ${topSeg}`).map((r: { seg: number }) => r.seg),
+      );
+    const withType = typeId === null ? null : await keyed("type", [typeId]);
+    const withSource = sourceIds === null ? null : await keyed("source", sourceIds);
+    const ip = f.srcIp;
+    const since = f.since === undefined ? sql`` : sql`and max_ts >= ${f.since}`;
+    const until = f.until === undefined ? sql`` : sql`and min_ts < ${f.until}`;
+    for (let below = topSeg + 1; ; ) {
+      const rows: { seg: number; min_ts: number; max_ts: number; bloom: Uint8Array | null }[] = await sql`
+        select seg::float8 as seg, min_ts::float8 as min_ts, max_ts::float8 as max_ts, ${ip === undefined ? sql`null` : sql`ip_bloom`} as bloom
+        from event_segments where seg < ${below} ${since} ${until} order by seg desc limit ${SEGMENT_SLICE}`;
+      if (rows.length === 0) return;
+      for (const r of rows) {
+        if (withType && !withType.has(r.seg)) continue;
+        if (withSource && !withSource.has(r.seg)) continue;
+        if (ip !== undefined && !bloomHas(r.bloom!, ip)) continue;
+        yield { seg: r.seg, minTs: r.min_ts, maxTs: r.max_ts };
+      }
+      below = rows[rows.length - 1]!.seg;
+    }
+  }
+
+  async stats(windowMs: number, top: number, now = Date.now()): Promise<StatsSummary> {
+    const sql = this.sql;
+    const fromBucket = Math.floor((now - windowMs) / HOUR_MS);
+    const [total] = await sql`select coalesce(sum(count), 0)::float8 as n from event_segments`;
+    const [through] = await sql`select value::float8 as v from event_meta where key = ${DAILY_THROUGH}`;
+    const d0 = Math.ceil(fromBucket / DAY_HOURS);
+    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), (through?.v ?? -Infinity) + 1));
+    const counts = (kind: CountKind) => sql`(
+      select key, count from event_counts where kind = ${kind} and bucket >= ${fromBucket} and (bucket < ${d0 * DAY_HOURS} or bucket >= ${d1 * DAY_HOURS})
+      union all
+      select key, count from event_counts_daily where kind = ${kind} and day >= ${d0} and day < ${d1}) c`;
+    const [w] = await sql`select coalesce(sum(count), 0)::float8 as n from ${counts("event_type")}`;
+    const topOf = async (kind: CountKind): Promise<TopEntry[]> =>
+      (await sql`select key as value, sum(count)::float8 as count from ${counts(kind)} group by key order by sum(count) desc, key collate "C" limit ${top}`).map((r: TopEntry) => ({ value: r.value, count: r.count }));
+    const lists = await Promise.all(COUNT_KINDS.map(topOf));
+    const topLists = Object.fromEntries(COUNT_KINDS.map((k, i) => [k, lists[i]])) as Record<CountKind, TopEntry[]>;
+    return { totalEvents: total.n, windowEvents: w.n, windowStart: fromBucket * HOUR_MS, top: topLists };
+  }
+}

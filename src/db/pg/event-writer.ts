@@ -1,0 +1,357 @@
+/**
+ * The event writer on PostgreSQL: the same batches, ids, per-segment summaries and hourly
+ * counters as the SQLite writer (../event-store.ts), written with PostgreSQL's bulk paths.
+ * The events of a batch go in by one COPY (measured against a multi-row INSERT of arrays by
+ * `bun run bench pg`; docs/scale-out.md has the figures), everything else of the batch by a
+ * few statements, all in one transaction.
+ *
+ * One writer per database: it gives the ids (as the SQLite writer does).
+ */
+import type { SQL } from "bun";
+import {
+  BLOOM_BYTES,
+  COUNTED_THROUGH,
+  DAILY_KEYS,
+  DAILY_THROUGH,
+  DAY_HOURS,
+  HOUR_MS,
+  HourlyCounts,
+  LAST_ID,
+  SEG_SIZE,
+  batchData,
+  bloomAdd,
+  bump,
+  ipv4Of,
+  type CountKind,
+  type EventBatch,
+} from "../event-store";
+import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, dropPartition, partitionDays } from "./partitions";
+
+/** How the events of a batch reach the table: COPY (the default, faster) or INSERT ... SELECT FROM unnest(arrays). */
+export type PgWriteMode = "copy" | "insert";
+
+interface SegmentDelta {
+  seg: number;
+  minTs: number;
+  maxTs: number;
+  count: number;
+  bloom: Uint8Array;
+  types: Set<number>;
+  sources: Set<number>;
+}
+
+/** COPY's text format: backslash, tab, newline and carriage return are escaped; JSON has few of them. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+function copyText(s: string): string {
+  return COPY_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r")) : s;
+}
+
+const meta = (sql: SQL, key: string) => sql`select value::float8 as v from event_meta where key = ${key}`.then((r: { v: number }[]) => r[0]?.v ?? null);
+
+export class PgEventWriter {
+  private lastId = 0;
+  private readonly typeNames = new Map<number, string>();
+  private readonly counts = new HourlyCounts();
+  private readonly keysWritten = new Set<string>();
+  private bloom: { seg: number; bits: Uint8Array } | null = null;
+  private dailyThrough = 0;
+  private days = new Set<number>();
+
+  private constructor(
+    private readonly sql: SQL,
+    readonly mode: PgWriteMode,
+  ) {}
+
+  /** `sql` is the writer's own client (one connection). */
+  static async open(sql: SQL, mode: PgWriteMode = "copy"): Promise<PgEventWriter> {
+    const w = new PgEventWriter(sql, mode);
+    await w.load();
+    return w;
+  }
+
+  private async load(): Promise<void> {
+    const sql = this.sql;
+    const [max] = await sql`select coalesce(max(id), 0)::float8 as m from events`;
+    this.lastId = Math.max((await meta(sql, LAST_ID)) ?? 0, Number(max.m));
+    this.dailyThrough = (await meta(sql, DAILY_THROUGH)) ?? (await this.startDailyThrough());
+    for (const t of await sql`select id, name from event_types`) this.typeNames.set(t.id, t.name);
+    const lastSeg = Math.floor(this.lastId / SEG_SIZE);
+    const [stored] = await sql`select ip_bloom from event_segments where seg = ${lastSeg}`;
+    if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.ip_bloom) };
+    this.days = await partitionDays(sql);
+    await this.partitionsAhead();
+    await this.recount();
+  }
+
+  /** Today's partition and the next DAYS_AHEAD days'. */
+  async partitionsAhead(now = Date.now()): Promise<void> {
+    const today = Math.floor(now / DAY_MS);
+    for (let d = today; d <= today + DAYS_AHEAD; d++) await this.ensureDay(d);
+  }
+
+  private async ensureDay(day: number): Promise<void> {
+    if (this.days.has(day)) return;
+    await createPartition(this.sql, day);
+    this.days.add(day);
+  }
+
+  /** Commits one batch; returns the id of its first event (the others follow in order). */
+  async write(b: EventBatch): Promise<number> {
+    const firstId = this.lastId + 1;
+    const ips = b.srcIps.split("\n");
+    const data = batchData(b);
+    // Partitions first (DDL, in transactions of their own): the days this batch needs that
+    // are near enough to now; any other day goes to the default partition.
+    const today = Math.floor(Date.now() / DAY_MS);
+    for (let i = 0, last = -1; i < b.n; i++) {
+      const d = Math.floor(b.ts[i]! / DAY_MS);
+      if (d !== last && d <= today + MAX_DAYS_AHEAD && d >= today - MAX_DAYS_BEHIND) await this.ensureDay(d);
+      last = d;
+    }
+    const segs: SegmentDelta[] = [];
+    let cur: SegmentDelta | null = null;
+    for (let i = 0, id = firstId; i < b.n; i++, id++) {
+      const ts = b.ts[i]!;
+      const seg = Math.floor(id / SEG_SIZE);
+      if (cur === null || cur.seg !== seg) segs.push((cur = { seg, minTs: ts, maxTs: ts, count: 0, bloom: this.bloomOf(seg), types: new Set(), sources: new Set() }));
+      if (ts < cur.minTs) cur.minTs = ts;
+      if (ts > cur.maxTs) cur.maxTs = ts;
+      cur.count++;
+      cur.types.add(b.typeId[i]!);
+      cur.sources.add(b.sourceId[i]!);
+      if (ips[i]) bloomAdd(cur.bloom, ips[i]!);
+    }
+    const newKeys: string[] = [];
+    const keyKinds: string[] = [];
+    const keyValues: number[] = [];
+    const keySegs: number[] = [];
+    for (const s of segs) {
+      for (const [kind, values] of [["type", s.types], ["source", s.sources]] as const) {
+        for (const value of values) {
+          const k = `${s.seg}/${kind}/${value}`;
+          if (this.keysWritten.has(k)) continue;
+          newKeys.push(k);
+          keyKinds.push(kind);
+          keyValues.push(value);
+          keySegs.push(s.seg);
+        }
+      }
+    }
+    const metaKeys = [...b.spools.map((s) => s[0]), LAST_ID];
+    const metaValues = [...b.spools.map((s) => s[1]), firstId + b.n - 1];
+    await this.sql.begin(async (tx) => {
+      if (b.newSources.length) {
+        await tx`insert into event_sources (id, node_id, pot_id, pot_type)
+          select * from unnest(${tx.array(b.newSources.map((s) => s.id), "INT")}::int4[], ${tx.array(b.newSources.map((s) => s.nodeId), "TEXT")}::text[],
+                               ${tx.array(b.newSources.map((s) => s.potId), "TEXT")}::text[], ${tx.array(b.newSources.map((s) => s.potType), "TEXT")}::text[])
+          on conflict do nothing`;
+      }
+      if (b.newTypes.length) {
+        await tx`insert into event_types (id, name)
+          select * from unnest(${tx.array(b.newTypes.map((t) => t.id), "INT")}::int4[], ${tx.array(b.newTypes.map((t) => t.name), "TEXT")}::text[])
+          on conflict do nothing`;
+      }
+      // In the same transaction as the events: a position is stored exactly when its events are.
+      await tx`insert into event_meta (key, value) select * from unnest(${tx.array(metaKeys, "TEXT")}::text[], ${tx.array(metaValues, "BIGINT")}::int8[])
+        on conflict (key) do update set value = excluded.value`;
+      if (this.mode === "copy") await this.copyEvents(tx, b, firstId, ips, data);
+      else await this.insertEvents(tx, b, firstId, ips, data);
+      for (const s of segs) {
+        await tx`insert into event_segments (seg, min_ts, max_ts, count, ip_bloom) values (${s.seg}, ${s.minTs}, ${s.maxTs}, ${s.count}, ${Buffer.from(s.bloom)})
+          on conflict (seg) do update set min_ts = least(event_segments.min_ts, excluded.min_ts), max_ts = greatest(event_segments.max_ts, excluded.max_ts),
+            count = event_segments.count + excluded.count, ip_bloom = excluded.ip_bloom`;
+      }
+      if (keyKinds.length) {
+        await tx`insert into event_segment_keys (kind, value, seg)
+          select * from unnest(${tx.array(keyKinds, "TEXT")}::text[], ${tx.array(keyValues, "INT")}::int4[], ${tx.array(keySegs, "BIGINT")}::int8[])
+          on conflict do nothing`;
+      }
+    });
+    if (this.keysWritten.size > 10_000) this.keysWritten.clear();
+    for (const k of newKeys) this.keysWritten.add(k);
+    this.lastId = firstId + b.n - 1;
+    for (const t of b.newTypes) this.typeNames.set(t.id, t.name);
+    this.countBatch(b, ips);
+    return firstId;
+  }
+
+  private async copyEvents(tx: SQL, b: EventBatch, firstId: number, ips: string[], data: string[]): Promise<void> {
+    let text = "";
+    for (let i = 0; i < b.n; i++) {
+      const ip = ips[i];
+      text += `${firstId + i}\t${b.ts[i]}\t${b.sourceId[i]}\t${b.typeId[i]}\t${ip ? copyText(ip) : "\\N"}\t${copyText(data[i]!)}\n`;
+    }
+    const w = tx`copy events (id, ts, source_id, type_id, src_ip, data) from stdin`.writable().getWriter();
+    await w.write(text);
+    await w.close();
+  }
+
+  private async insertEvents(tx: SQL, b: EventBatch, firstId: number, ips: string[], data: string[]): Promise<void> {
+    const ids = new Array<number>(b.n);
+    for (let i = 0; i < b.n; i++) ids[i] = firstId + i;
+    await tx`insert into events (id, ts, source_id, type_id, src_ip, data)
+      select * from unnest(${tx.array(ids, "BIGINT")}::int8[], ${tx.array(Array.from(b.ts), "BIGINT")}::int8[], ${tx.array(Array.from(b.sourceId), "INT")}::int4[],
+                           ${tx.array(Array.from(b.typeId), "INT")}::int4[], ${tx.array(ips.map((ip) => ip || null), "TEXT")}::text[], ${tx.array(data, "TEXT")}::text[])`;
+  }
+
+  private bloomOf(seg: number): Uint8Array {
+    if (this.bloom?.seg !== seg) this.bloom = { seg, bits: new Uint8Array(BLOOM_BYTES) };
+    return this.bloom.bits;
+  }
+
+  private countBatch(b: EventBatch, ips: string[]): void {
+    const c = this.counts;
+    for (let i = 0; i < b.n; i++) {
+      const h = Math.floor(b.ts[i]! / HOUR_MS);
+      const ip = ips[i];
+      if (ip) {
+        const v4 = ipv4Of(ip);
+        if (v4 >= 0) bump(c.ipv4Keys(h), v4, 1, true);
+        else bump(c.keys("src_ip", h), ip, 1, true);
+      }
+      c.add("event_type", h, this.typeNames.get(b.typeId[i]!) ?? String(b.typeId[i]), 1);
+    }
+    if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) c.add(kind, h, key, n);
+  }
+
+  get countsPending(): boolean {
+    return !this.counts.empty;
+  }
+
+  /** Writes the in-memory counts and moves the watermark to the last committed event. */
+  async flushCounts(): Promise<void> {
+    const through = this.lastId;
+    // One row per key: an INSERT ... ON CONFLICT may not meet the same key twice.
+    const hourly = new Map<string, [string, number, string, number]>();
+    const daily = new Map<string, [string, number, string, number]>();
+    const add = (m: typeof hourly, kind: string, at: number, key: string, n: number) => {
+      const k = `${kind}\u0000${at}\u0000${key}`;
+      const e = m.get(k);
+      if (e) e[3] += n;
+      else m.set(k, [kind, at, key, n]);
+    };
+    for (const [kind, bucket, key, count] of this.counts.entries()) {
+      add(hourly, kind, bucket, key, count);
+      const day = Math.floor(bucket / DAY_HOURS);
+      if (day <= this.dailyThrough) add(daily, kind, day, key, count);
+    }
+    const cols = (m: typeof hourly) => {
+      const v = [...m.values()];
+      return [v.map((r) => r[0]), v.map((r) => r[1]), v.map((r) => r[2]), v.map((r) => r[3])] as const;
+    };
+    await this.sql.begin(async (tx) => {
+      if (hourly.size) {
+        const [k, at, key, n] = cols(hourly);
+        await tx`insert into event_counts (kind, bucket, key, count)
+          select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
+          on conflict (kind, bucket, key) do update set count = event_counts.count + excluded.count`;
+      }
+      if (daily.size) {
+        const [k, at, key, n] = cols(daily);
+        await tx`insert into event_counts_daily (kind, day, key, count)
+          select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
+          on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
+      }
+      await tx`insert into event_meta (key, value) values (${COUNTED_THROUGH}, ${through}) on conflict (key) do update set value = excluded.value`;
+    });
+    this.counts.clear();
+    await this.rollUpDay();
+  }
+
+  /** Sums up the next finished day into event_counts_daily (as the SQLite writer does). */
+  async rollUpDay(now = Date.now()): Promise<boolean> {
+    const day = this.dailyThrough + 1;
+    if (day >= Math.floor(now / HOUR_MS / DAY_HOURS)) return false;
+    const from = day * DAY_HOURS;
+    await this.sql.begin(async (tx) => {
+      await tx`
+        insert into event_counts_daily (kind, day, key, count)
+        select kind, ${day}, key, total from (
+          select kind, key, sum(count) as total,
+                 row_number() over (partition by kind order by sum(count) desc, key) as rank
+          from event_counts
+          where bucket >= ${from} and bucket < ${from + DAY_HOURS}
+          group by kind, key) r
+        where rank <= ${DAILY_KEYS}
+        on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
+      await tx`insert into event_meta (key, value) values (${DAILY_THROUGH}, ${day}) on conflict (key) do update set value = excluded.value`;
+    });
+    this.dailyThrough = day;
+    return true;
+  }
+
+  private async startDailyThrough(): Promise<number> {
+    const [r] = await this.sql`select min(bucket) as b from event_counts`;
+    const day = (r.b === null ? Math.floor(Date.now() / HOUR_MS / DAY_HOURS) : Math.floor(r.b / DAY_HOURS)) - 1;
+    await this.sql`insert into event_meta (key, value) values (${DAILY_THROUGH}, ${day}) on conflict (key) do update set value = excluded.value`;
+    return day;
+  }
+
+  /**
+   * Counts the events a crash left uncounted (those above the watermark). The data is parsed
+   * here rather than cast to jsonb: jsonb refuses some text JSON allows (\u0000).
+   */
+  private async recount(): Promise<void> {
+    const through = (await meta(this.sql, COUNTED_THROUGH)) ?? 0;
+    if (through >= this.lastId) return;
+    const rows: { ts: string; type: string; ip: string | null; data: string }[] = await this.sql`
+      select e.ts, t.name as type, e.src_ip as ip, e.data from events e join event_types t on t.id = e.type_id where e.id > ${through}`;
+    for (const r of rows) {
+      const h = Math.floor(Number(r.ts) / HOUR_MS);
+      this.counts.add("event_type", h, r.type);
+      if (r.ip) this.counts.add("src_ip", h, r.ip);
+      let d: Record<string, unknown> = {};
+      try {
+        d = JSON.parse(r.data);
+      } catch {}
+      if (typeof d.username === "string") this.counts.add("username", h, d.username);
+      if (typeof d.password === "string") this.counts.add("password", h, d.password);
+    }
+    await this.flushCounts();
+  }
+
+  /**
+   * Retention by whole partitions: drops one day older than the cutoff per call (returns how
+   * many events it held), then deletes old events from the default partition, then the
+   * summaries and counters only they fed. Events are kept up to a day longer than the
+   * retention period (a day's partition goes when all of it is past the cutoff).
+   */
+  async retentionStep(cutoffMs: number, maxRows: number): Promise<number> {
+    await this.partitionsAhead();
+    const cutoffDay = Math.floor(cutoffMs / DAY_MS);
+    const old = [...this.days].filter((d) => d < cutoffDay).sort((a, b) => a - b)[0];
+    if (old !== undefined) {
+      const n = await dropPartition(this.sql, old);
+      this.days.delete(old);
+      await this.fixSegments((old + 1) * DAY_MS);
+      return Math.max(n, 1);
+    }
+    const [gone] = await this.sql`
+      with doomed as (select ctid from events_default where ts < ${cutoffMs} limit ${maxRows})
+      delete from events_default where ctid in (select ctid from doomed) returning 1`.then((r: unknown[]) => [r.length]);
+    if (gone! > 0) {
+      await this.fixSegments(cutoffMs);
+      return gone!;
+    }
+    const bucket = Math.floor(cutoffMs / HOUR_MS);
+    await this.sql`delete from event_counts where bucket < ${bucket}`;
+    await this.sql`delete from event_counts_daily where day < ${Math.floor(bucket / DAY_HOURS)}`;
+    return 0;
+  }
+
+  /** Recounts the segments that had events before `beforeMs`, forgetting those left empty. */
+  private async fixSegments(beforeMs: number): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      const segs: { seg: string }[] = await tx`select seg from event_segments where min_ts < ${beforeMs}`;
+      for (const { seg } of segs) {
+        const lo = Number(seg) * SEG_SIZE;
+        const [left] = await tx`select count(*)::int as n, min(ts)::float8 as lo, max(ts)::float8 as hi from events where id between ${lo} and ${lo + SEG_SIZE - 1}`;
+        if (left.n === 0) {
+          await tx`delete from event_segments where seg = ${seg}`;
+          await tx`delete from event_segment_keys where seg = ${seg}`;
+        } else await tx`update event_segments set count = ${left.n}, min_ts = ${left.lo}, max_ts = ${left.hi} where seg = ${seg}`;
+      }
+    });
+    this.keysWritten.clear();
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The seam between Core and its storage: one interface per store, implemented for SQLite
+ * (the default, ./*-store.ts) and PostgreSQL (./pg/). `openStores` picks by the `db` setting:
+ * a postgres:// URL means PostgreSQL, anything else an SQLite file (or `:memory:`).
+ *
+ * Core's hot paths call the stores synchronously (a registration, a TOTP check, a command's
+ * result): they read state that the PostgreSQL stores keep in memory, loaded at start and
+ * written through in order. What REST reads may be a promise: it awaits, which costs SQLite
+ * nothing measurable.
+ */
+import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
+import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";
+import type { EventFilter, EventPage, EventRow, SourceEntry, StatsSummary, TypeEntry } from "./event-store";
+import type { NodeRow, PotRow } from "./registry-store";
+import type { Db } from "./index";
+
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface RegistryStorage {
+  upsertNode(n: NodeRow): void;
+  setNodeStatus(nodeId: bigint, status: string, at: number): void;
+  markAllNodesUnknown(): void;
+  listNodes(): NodeRow[];
+  upsertPot(p: PotRow): void;
+  deletePot(nodeId: bigint, potId: string): void;
+  listPots(): PotRow[];
+}
+
+export interface CommandStorage {
+  insert(r: Omit<CommandRecord, "created_at" | "updated_at" | "data">, at: number): void;
+  /** Moves an open record on; false when it is unknown or finished already. */
+  update(commandId: string, status: CommandStatus, message: string | null, at: number, data?: unknown): boolean;
+  /** The record as the router needs it when a result comes (an open command at least). */
+  get(commandId: string): CommandRecord | null;
+  /** The record as REST shows it. */
+  find(commandId: string): MaybePromise<CommandRecord | null>;
+  list(q: CommandQuery): MaybePromise<{ commands: CommandRecord[]; next_cursor: string | null }>;
+}
+
+export interface EventReader {
+  get(id: number): MaybePromise<EventRow | null>;
+  list(filter: EventFilter, limit: number, cursor: number | null): MaybePromise<EventPage>;
+  stats(windowMs: number, top: number, now?: number): MaybePromise<StatsSummary>;
+}
+
+/** What the event pipeline starts from: the dictionaries and the committed spool positions. */
+export interface IngestStart {
+  dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
+  spools: Map<string, number>;
+}
+
+export type { AuthChannel, NodeSecretStore };
+
+export interface Stores {
+  readonly registry: RegistryStorage;
+  readonly commands: CommandStorage;
+  readonly nodeSecrets: NodeSecretStore;
+  readonly events: EventReader;
+  /** The SQLite connection, for the SQLite event writer; null on PostgreSQL. */
+  readonly sqlite: Db | null;
+  /** The PostgreSQL database and where the pipeline starts from; null on SQLite. */
+  readonly postgres: { url: string; start: IngestStart } | null;
+  /** Waits for the writes queued so far (PostgreSQL), then closes the connections. */
+  close(): Promise<void>;
+}
+
+export async function openStores(db: string, onWriteError?: (e: Error) => void): Promise<Stores> {
+  const { isPostgresUrl } = await import("./pg");
+  if (isPostgresUrl(db)) {
+    const { openPgStores } = await import("./pg/stores");
+    return openPgStores(db, onWriteError);
+  }
+  const { openDatabase } = await import("./index");
+  const { RegistryStore } = await import("./registry-store");
+  const { CommandStore } = await import("./command-store");
+  const { SqlNodeSecretStore } = await import("./node-secret-store");
+  const { EventQueries } = await import("./event-store");
+  const sqlite = openDatabase(db);
+  return {
+    registry: new RegistryStore(sqlite),
+    commands: new CommandStore(sqlite),
+    nodeSecrets: new SqlNodeSecretStore(sqlite),
+    events: new EventQueries(sqlite),
+    sqlite,
+    postgres: null,
+    close: async () => sqlite.$client.close(),
+  };
+}
