@@ -52,13 +52,20 @@ export function addressOf(a: number): string {
 /** Every address the generator can produce (for picking one it never sends). */
 export const ADDRESS_COUNT = 100_000;
 
+/**
+ * An address's events within a block of this many events share one session, as a bot's logins
+ * and commands do (hot addresses make long sessions, rare ones a session per event).
+ * `BENCH_SESSION_SPAN=1` gives every event a session of its own: the session writer's worst case.
+ */
+const SESSION_SPAN = Math.max(1, Number(process.env.BENCH_SESSION_SPAN ?? 4096));
+
 function generator(seed: number, baseMs: number, stepMs: number): (i: number) => Parts {
   const rnd = rng(seed);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
   return (i) => {
     const a = Math.floor(ADDRESS_COUNT * rnd() ** 3);
     const ip = addressOf(a);
-    const session = ((a * 40503 + i) >>> 0).toString(16).padStart(12, "0");
+    const session = ((a * 40503 + Math.floor(i / SESSION_SPAN)) >>> 0).toString(16).padStart(12, "0");
     const srcPort = 1024 + (i % 60000);
     const p: Parts = { type: "", extra: [], ts: new Date(baseMs + i * stepMs).toISOString(), ip, srcPort, session, pot: POTS[i % 3]! };
     const r = rnd();
