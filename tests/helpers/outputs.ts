@@ -1,7 +1,7 @@
 /** Helpers for the output and rule tests: sending events, waiting on what a target received, a TCP relay that can be taken down. */
 import type { Socket, TCPSocketListener } from "bun";
 import { stringify } from "../../src/protocol/json";
-import { EventStreamClient, getJson, type TestCore } from "./index";
+import { EventStreamClient, getJson, type TestCore, until } from "./index";
 
 /** Sends flat Cowrie-style events on an acknowledged connection and waits until they are committed. */
 export async function sendEvents(core: TestCore, events: Record<string, unknown>[]): Promise<void> {
@@ -13,18 +13,12 @@ export async function sendEvents(core: TestCore, events: Record<string, unknown>
 export const numbered = (from: number, n: number, extra: Record<string, unknown> = {}) => Array.from({ length: n }, (_, i) => ({ seq: from + i, ...extra }));
 
 /**
- * Waits until `check` returns a truthy value. Outputs deliver on their own schedule (retries
- * back off), so this checks on each turn of a short timer up to `ms`; a target that never
- * gets there fails the test with `what`.
+ * Waits until `check` returns a truthy value (the shared `until`, with a longer bound: outputs
+ * deliver on their own schedule and retries back off); a target that never gets there fails
+ * the test with `what`.
  */
 export async function waitFor<T>(check: () => Promise<T> | T, what: string, ms = 20_000): Promise<Exclude<T, null | undefined | false>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v as Exclude<T, null | undefined | false>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
+  return (await until(check, what, Math.ceil(ms / 10))) as Exclude<T, null | undefined | false>;
 }
 
 export async function outputStatus(core: TestCore, name: string): Promise<any> {
