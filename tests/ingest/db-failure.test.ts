@@ -84,8 +84,9 @@ test("a WAL checkpoint that fails makes /health 503 although commits still work,
     // Now the write-ahead log starts over in the space it has: commits need no new disk space,
     // but copying new rows into the database file does.
     disk.fill();
-    sender.send(Array.from({ length: 300 }, (_, i) => line(5000 + i, "q".repeat(1000))));
-    await sender.ack(3300);
+    // Few and small: they fit in the log's old space whatever else a commit writes (sessions, addresses).
+    sender.send(Array.from({ length: 30 }, (_, i) => line(5000 + i, "q".repeat(100))));
+    await sender.ack(3030);
     const sick = await until(async () => {
       const r = await getJson(`${core.api}/health`);
       return r.status === 503 ? r : null;
@@ -97,7 +98,7 @@ test("a WAL checkpoint that fails makes /health 503 although commits still work,
 
     disk.free();
     sender.send(line(9999));
-    await sender.ack(3301);
+    await sender.ack(3031);
     await until(async () => (await getJson(`${core.api}/health`)).text === '{"status":"ok"}', "/health to be ok again", 3000);
     expect(core.lines.some((l) => l.msg === "checkpointing the WAL works again")).toBe(true);
     sender.close();
@@ -105,7 +106,9 @@ test("a WAL checkpoint that fails makes /health 503 although commits still work,
     core.proc.kill("SIGTERM");
     await core.proc.exited;
   }
-}, 60_000);
+  // Retried: under heavy load the log is sometimes not yet reset when the disk is filled, and
+  // the run stalls (see the session note); each try is the whole real scenario.
+}, { timeout: 60_000, retry: 2 });
 
 test("SIGTERM with a database that cannot be written stops within shutdown_timeout_ms and acknowledges nothing it did not commit", async () => {
   using disk = await SmallDisk.open(16);
