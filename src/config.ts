@@ -77,6 +77,24 @@ export const CoreConfig = Type.Object({
     default: "",
     description: "MMDB file with ASNs (MaxMind GeoLite2-ASN) used instead of the shipped IP-to-ASN data for the events' `geo.asn` and `geo.as_org`; read once at start.",
   }),
+  // ---- Several instances (docs/scale-out.md) ----
+  bus: Type.String({
+    default: "",
+    description:
+      "NATS servers with JetStream that join several Core instances into one deployment, comma-separated URLs (`nats://n1:4222,nats://n2:4222`); empty: one instance alone. Needs `db` on PostgreSQL.",
+  }),
+  cluster: Type.String({
+    pattern: "^[A-Za-z0-9_-]{1,32}$",
+    default: "honeybee",
+    description: "Name of the deployment on the bus: the prefix of every subject, stream and consumer, so two deployments (or two test runs) share NATS servers without meeting.",
+  }),
+  roles: Type.String({
+    pattern: "^(ingest|api|proxy|writer)(,(ingest|api|proxy|writer))*$",
+    default: "ingest,api,proxy,writer",
+    description:
+      "What this instance does, a comma list: `ingest` (event socket and node control channel), `api` (REST), `proxy` (WebSocket live feed and commands), `writer` (stores events from the bus). Other than all four needs `bus`.",
+  }),
+  bus_replicas: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: "Copies JetStream keeps of the event stream (3 on a three-server NATS cluster): events acknowledged to senders survive the loss of a server." }),
   // ---- Security (see README "Security") ----
   insecure: Type.Boolean({ default: false, description: "Allow a non-loopback host without authentication (a warning is logged)." }),
   tokens: Type.Array(TokenEntry, { default: [], description: "API tokens: {name, role: read|operator, sha256: hex SHA-256 of the token}." }),
