@@ -1,7 +1,7 @@
 /**
  * The message bus: every Protocol v2 message Core emits to the outside (events, status,
- * command results) goes through here. In-process today; the seam where Redis pub/sub goes
- * when Core runs as several processes.
+ * command results) goes through here. In-process; with several instances src/cluster/bridge.ts
+ * carries it over NATS.
  */
 import type { MessageKind } from "../protocol/messages";
 
@@ -12,8 +12,11 @@ export interface BusMeta {
   event_type?: string | null;
 }
 
+/** The protocol's messages, and `PotRemoved` (a registry change other instances apply; not on the feed). */
+export type BusKind = MessageKind | "PotRemoved";
+
 export interface BusMessage {
-  kind: MessageKind;
+  kind: BusKind;
   payload: unknown;
   meta: BusMeta;
 }
@@ -22,14 +25,14 @@ export type BusListener = (msg: BusMessage) => void;
 
 export class MessageBus {
   private listeners = new Set<BusListener>();
-  private interests = new Map<BusListener, (kind: MessageKind) => boolean>();
+  private interests = new Map<BusListener, (kind: BusKind) => boolean>();
 
   /**
    * `interested` tells, cheaply, whether the listener wants a kind right now (the live feed
    * wants events only while a client subscribes to them), so publishers can skip building
    * messages nobody takes.
    */
-  subscribe(listener: BusListener, interested?: (kind: MessageKind) => boolean): () => void {
+  subscribe(listener: BusListener, interested?: (kind: BusKind) => boolean): () => void {
     this.listeners.add(listener);
     if (interested) this.interests.set(listener, interested);
     return () => {
@@ -39,7 +42,7 @@ export class MessageBus {
   }
 
   /** Whether any listener may want a message of this kind. */
-  wants(kind: MessageKind): boolean {
+  wants(kind: BusKind): boolean {
     for (const l of this.listeners) {
       const f = this.interests.get(l);
       if (!f || f(kind)) return true;
@@ -47,7 +50,7 @@ export class MessageBus {
     return false;
   }
 
-  publish(kind: MessageKind, payload: unknown, meta: BusMeta = {}): void {
+  publish(kind: BusKind, payload: unknown, meta: BusMeta = {}): void {
     if (this.listeners.size === 0) return;
     const msg = { kind, payload, meta };
     for (const l of this.listeners) l(msg);

@@ -47,9 +47,14 @@ import { artifactsApi } from "./artifacts/api";
 import { Artifacts } from "./artifacts/service";
 import { FileReceiver } from "./transfer/receiver";
 import { dirname, join } from "node:path";
+import { ConfigError } from "../config";
+import { connectBus, type Bus } from "../cluster/connect";
+import { startBridge, type BridgeHandle } from "../cluster/bridge";
+import { ROLES, parseRoles, type Role } from "../cluster/names";
 
 export interface CoreHandle {
   readonly config: CoreConfig;
+  /** The ports listened on; 0 for a listener this instance's roles do not start. */
   readonly ports: { node: number; api: number; ws: number; event: number };
   readonly registry: Registry;
   readonly bus: MessageBus;
@@ -57,6 +62,8 @@ export interface CoreHandle {
   readonly security: Security;
   /** The in-process WebSocket proxy (clients, cut-off count). */
   readonly proxy: ProxyHandle;
+  /** Several instances (docs/scale-out.md): the bus, the bridge and this instance's roles; null alone. */
+  readonly cluster: { bus: Bus; bridge: BridgeHandle; roles: Set<Role> } | null;
   /** Outputs and alert rules (docs/outputs.md); null on PostgreSQL (docs/scale-out.md). */
   readonly outputs: Outputs | null;
   readonly rules: Rules | null;
@@ -68,6 +75,9 @@ export { PortInUseError, bindOrExplain };
 export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Logger): Promise<CoreHandle> {
   const config = defaultCoreConfig(overrides);
   const log = logger ?? createLogger(config.log_level);
+  const roles = parseRoles(config.roles);
+  if (!config.bus && roles.size < ROLES.length) throw new ConfigError(`roles other than all four (${config.roles}) need the bus: an instance alone must do everything (docs/scale-out.md)`);
+  if (config.bus && !isPostgresUrl(config.db)) throw new ConfigError("several instances (bus) store in PostgreSQL: set db to a postgres:// URL (docs/scale-out.md)");
   const security = new Security(config);
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
@@ -78,10 +88,20 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const db = stores.sqlite;
   if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")}, GeoIP enrichment (docs/scale-out.md)`);
   security.useNodeSecrets(stores.nodeSecrets);
+  let clusterBus: Bus | null = null;
+  if (config.bus) {
+    try {
+      clusterBus = await connectBus(config, log.child({ component: "bus" }));
+    } catch (e) {
+      await stores.close();
+      throw e;
+    }
+  }
   const bus = new MessageBus();
-  const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms);
+  const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms, clusterBus !== null);
   const metrics = new CoreMetrics();
-  const ingest = createIngest({ db, postgres: stores.postgres, config, bus, registry, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
+  const clusterWriter = clusterBus ? (await import("../cluster/ingest-channel")).ingestChannel(clusterBus, log.child({ component: "ingest-channel" })) : undefined;
+  const ingest = createIngest({ db, postgres: stores.postgres, config, bus, registry, writer: clusterWriter, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
   const commandStore = stores.commands;
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
@@ -105,9 +125,12 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       await ingest.stop();
     } finally {
       clearTimeout(deadline);
+      await clusterBus?.close();
       await stores.close();
     }
   };
+  let cluster: CoreHandle["cluster"] = null;
+  let writerRole: { problem(): string | null; stop(): Promise<void> } | null = null;
   // Outputs and rules read committed events from the store on their own positions; a commit
   // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
   let outputs: Outputs | null = null;
@@ -123,6 +146,19 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => r.stop(), () => o.stop());
   }
   try {
+    if (clusterBus) {
+      const bridge = startBridge({ bus: clusterBus, messages: bus, registry, hub, router, roles: [...roles], logger: log.child({ component: "cluster" }) });
+      stoppers.push(() => bridge.stop());
+      cluster = { bus: clusterBus, bridge, roles };
+      if (roles.has("writer")) {
+        const { startWriterRole } = await import("../cluster/writer-role");
+        const w = await startWriterRole({ bus: clusterBus, pgUrl: config.db, config, logger: log.child({ component: "writer" }) });
+        writerRole = w;
+        // Stopped after the listeners and the pipeline (stoppers run in reverse): what this
+        // instance published is still stored by it when it is the only writer.
+        stoppers.unshift(() => w.stop());
+      }
+    }
     if (outputs && rules) {
       const o = outputs;
       const r = rules;
@@ -133,7 +169,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         r.committed(lastId);
       }));
     }
-    const nodeChannel = bindOrExplain("node_port", config.host, config.node_port, () =>
+    const nodeChannel = !roles.has("ingest") ? null : bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
         host: config.host,
         port: config.node_port,
@@ -151,9 +187,9 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         logger: log.child({ component: "node-channel" }),
       }),
     );
-    stoppers.push(() => nodeChannel.stop());
+    if (nodeChannel) stoppers.push(() => nodeChannel.stop());
 
-    const events = bindOrExplain("event_port", config.host, config.event_port, () =>
+    const events = !roles.has("ingest") ? null : bindOrExplain("event_port", config.host, config.event_port, () =>
       startEventSocket({
         host: config.host,
         port: config.event_port,
@@ -166,7 +202,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     // Stopped first on shutdown: stop accepting events, then drain what was received.
-    stoppers.push(() => events.stop());
+    if (events) stoppers.push(() => events.stop());
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
@@ -177,7 +213,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
-      health: () => ingest.problem(),
+      health: () => healthProblem(ingest.problem(), writerRole?.problem() ?? null, clusterBus),
       dbPath: stores.postgres ? redactUrl(config.db) : config.db,
       reads: lists,
       plugins:
@@ -188,19 +224,21 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
     // default would buffer 128 MiB per request); Core's own limit is checked below that.
-    const api = bindOrExplain("api_port", config.host, config.api_port, () =>
+    const api = !roles.has("api") ? null : bindOrExplain("api_port", config.host, config.api_port, () =>
       app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: bodyCap(config.max_message_bytes) }),
     );
-    security.guard.ownPorts.add(api.server!.port!);
-    stoppers.push(() => api.stop(true));
-    stoppers.push(hub.attach(api.server!));
+    if (api) {
+      security.guard.ownPorts.add(api.server!.port!);
+      stoppers.push(() => api.stop(true));
+      stoppers.push(hub.attach(api.server!));
+    }
 
-    const proxy = bindOrExplain("ws_port", config.host, config.ws_port, () =>
+    const proxy = !roles.has("proxy") ? null : bindOrExplain("ws_port", config.host, config.ws_port, () =>
       startProxy({
         host: config.host,
         port: config.ws_port,
         hub,
-        commands: { issue: (nodeId, command, { remote, principal }) => toCommandAck(router.issue(nodeId, command, { source: "ws", remote, principal })) },
+        commands: { issue: async (nodeId, command, { remote, principal }) => toCommandAck(await router.issue(nodeId, command, { source: "ws", remote, principal })) },
         maxMessageBytes: config.max_message_bytes,
         backpressureBytes: config.ws_backpressure_bytes,
         security,
@@ -208,11 +246,12 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         logger: log.child({ component: "proxy" }),
       }),
     );
-    stoppers.push(() => proxy.stop());
-    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs?.stats() ?? [] });
+    if (proxy) stoppers.push(() => proxy.stop());
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy ?? NO_PROXY, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs?.stats() ?? [] });
 
-    const ports = { node: nodeChannel.port, api: api.server!.port!, ws: proxy.port, event: events.port };
-    log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db }, "core started");
+    const ports = { node: nodeChannel?.port ?? 0, api: api?.server?.port ?? 0, ws: proxy?.port ?? 0, event: events?.port ?? 0 };
+    const clusterInfo = cluster ? { cluster: config.cluster, instance: cluster.bus.instance, roles: [...roles] } : {};
+    log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db, ...clusterInfo }, "core started");
     let stopped: Promise<void> | null = null;
     return {
       config,
@@ -220,8 +259,9 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       registry,
       bus,
       hub,
-      proxy,
+      proxy: proxy ?? NO_PROXY,
       security,
+      cluster,
       outputs,
       rules,
       stop: () => (stopped ??= cleanup().then(() => log.info("core stopped"))),
@@ -230,6 +270,16 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     await cleanup();
     throw e;
   }
+}
+
+/** What the handle shows for the proxy of an instance without the proxy role. */
+const NO_PROXY: ProxyHandle = { port: 0, clients: 0, cutOff: 0, stop: () => {} };
+
+/** Why this instance cannot take events now: the pipeline, the writer role, the bus. */
+function healthProblem(ingest: string | null, writer: string | null, bus: Bus | null): string | null {
+  const lostBus = bus && (bus.nc.isClosed() || bus.nc.isDraining()) ? "the bus connection is closed" : null;
+  const all = [ingest, writer, lostBus].filter((p) => p !== null);
+  return all.length ? all.join("; ") : null;
 }
 
 function toCommandAck(r: IssueResult): CommandAck {

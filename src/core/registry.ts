@@ -35,8 +35,10 @@ export class Registry {
     private readonly bus: MessageBus,
     private readonly logger: Logger,
     private readonly heartbeatTimeoutMs: number,
+    /** Alone, no node is connected at start; in a cluster other instances hold theirs (presence decides). */
+    shared = false,
   ) {
-    store.markAllNodesUnknown();
+    if (!shared) store.markAllNodesUnknown();
     for (const row of store.listNodes()) this.nodes.set(row.node_id, { row, link: null });
     for (const pot of store.listPots()) this.setPot(pot);
     this.watchdog = setInterval(() => this.expireSilentNodes(), Math.min(heartbeatTimeoutMs, 5000));
@@ -103,6 +105,7 @@ export class Registry {
     this.version++;
     if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
     this.store.deletePot(nodeId, potId);
+    this.bus.publish("PotRemoved", { node_id: nodeId, pot_id: potId }, { node_id: nodeId, pot_id: potId });
   }
 
   /** NodeDrop: a graceful goodbye. */
@@ -120,6 +123,60 @@ export class Registry {
     if (!n || n.link !== link) return;
     n.link = null;
     if (n.row.status !== "Stopped") this.setNodeStatus(nodeId, "Unknown");
+  }
+
+  // ---- Changes made by another instance (src/cluster/registry-sync.ts) --------------------
+  // They change the view in memory and go to this instance's live feed; the instance that
+  // made them has written them to the store already.
+
+  /** A node registered with another instance: it holds the connection. */
+  applyRemoteRegistration(reg: { node_id: bigint; node_name: string; node_type: string; address: string; port: number | null }): void {
+    const existing = this.nodes.get(reg.node_id);
+    // This instance held the node until now: the node has moved (fail-over), its old connection is stale.
+    if (existing?.link) {
+      existing.link.close("the node registered with another instance");
+      existing.link = null;
+    }
+    const now = Date.now();
+    const row: NodeRow = { ...reg, status: "Connected", registered_at: existing?.row.registered_at ?? now, last_seen: now };
+    this.nodes.set(reg.node_id, { row, link: null });
+    this.version++;
+    this.bus.publish("NodeRegistration", reg, { node_id: reg.node_id });
+  }
+
+  /** A node's status as another instance (or presence) saw it; `write` also stores it (presence: its holder is gone). */
+  applyRemoteStatus(nodeId: bigint, status: string, write = false): void {
+    const n = this.nodes.get(nodeId);
+    if (!n || n.link) return;
+    if (n.row.status !== status) {
+      n.row.status = status;
+      this.version++;
+      if (write) this.store.setNodeStatus(nodeId, status, Date.now());
+    }
+    n.row.last_seen = Date.now();
+    this.bus.publish("NodeStatusUpdate", { node_id: nodeId, status }, { node_id: nodeId });
+  }
+
+  applyRemotePot(u: PotStatusUpdate): void {
+    this.setPot({ node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, message: u.message ?? null, updated_at: Date.now() });
+    this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
+  }
+
+  applyRemotePotRemoved(nodeId: bigint, potId: string): void {
+    if (!this.pots.delete(`${nodeId}/${potId}`)) return;
+    this.version++;
+    if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
+  }
+
+  applyRemoteDrop(nodeId: bigint): void {
+    this.bus.publish("NodeDrop", null, { node_id: nodeId });
+  }
+
+  /** Nodes whose control connection is on this instance (presence). */
+  heldNodes(): bigint[] {
+    const out: bigint[] = [];
+    for (const [id, n] of this.nodes) if (n.link) out.push(id);
+    return out;
   }
 
   private expireSilentNodes(): void {

@@ -35,6 +35,14 @@ export interface CommandStorage {
   /** The record as REST shows it. */
   find(commandId: string): MaybePromise<CommandRecord | null>;
   list(q: CommandQuery): MaybePromise<{ commands: CommandRecord[]; next_cursor: string | null }>;
+  /**
+   * Several instances (PostgreSQL only): the instance that holds the node takes an open
+   * record another instance wrote (it will close it), and the issuer lets go of its copy.
+   */
+  adopt?(r: CommandRecord): void;
+  forget?(commandId: string): void;
+  /** Resolves once the writes queued so far are stored (the holder may close the record any moment after). */
+  settled?(): Promise<void>;
 }
 
 export interface EventReader {

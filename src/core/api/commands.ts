@@ -87,13 +87,13 @@ export const commandsApi = (router: CommandRouter, store: CommandStorage, securi
   new Elysia({ name: "commands", tags: ["Commands"] })
     .post(
       "/api/v1/nodes/:node_id/commands",
-      ({ params, body, request, server, set }) => {
+      async ({ params, body, request, server, set }) => {
         noQuery(request.url);
         const nodeId = parseNodeId(params.node_id);
         // Accept the bare command object (docs/api.md's examples) or a NodeCommand around it.
         const raw = body && typeof body === "object" && "command" in body ? (body as { command: unknown }).command : body;
         const principal = security.principals.get(request)?.name ?? null;
-        const res = router.issue(nodeId, raw, { source: "rest", remote: server?.requestIP(request)?.address ?? null, principal });
+        const res = await router.issue(nodeId, raw, { source: "rest", remote: server?.requestIP(request)?.address ?? null, principal });
         if (!res.ok) throw new ApiError(res.status, res.code, res.message);
         set.status = 202;
         return { command_id: res.command_id };

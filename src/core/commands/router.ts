@@ -6,6 +6,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type ValueError } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
+import type { CommandRecord } from "../../db/command-store";
 import type { CommandStorage } from "../../db/stores";
 import type { Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
@@ -63,7 +64,23 @@ function describe(path: string, schema: TSchema, value: unknown, message: string
   return `${path || "/"} ${message}`;
 }
 
+/**
+ * Several instances (src/cluster/commands.ts): a node whose connection another instance holds
+ * gets its command through that instance.
+ */
+export interface RemoteCommands {
+  /** Whether a live instance other than this one holds the node's connection. */
+  heldElsewhere(nodeId: bigint): boolean;
+  /** Hands an issued record to the holder; resolves with what it answered. */
+  send(record: CommandRecord): Promise<{ ok: true } | { ok: false; message: string }>;
+}
+
+/** What the holder answers a remote issue with. */
+export type DeliverResult = { ok: true } | { ok: false; message: string };
+
 export class CommandRouter {
+  private remote: RemoteCommands | null = null;
+
   /** A node can send any number of stray results: one log line per node and kind of problem, now and then. */
   private readonly strays: RateLimitedLog;
 
@@ -76,30 +93,62 @@ export class CommandRouter {
     this.strays = new RateLimitedLog(logger);
   }
 
-  issue(nodeIdRaw: unknown, rawCommand: unknown, origin: CommandOrigin): IssueResult {
+  useRemote(remote: RemoteCommands): void {
+    this.remote = remote;
+  }
+
+  issue(nodeIdRaw: unknown, rawCommand: unknown, origin: CommandOrigin): IssueResult | Promise<IssueResult> {
     const nodeId = toU64(nodeIdRaw);
     if (nodeId === null) return { ok: false, status: 400, code: "bad_request", message: "node_id must be an unsigned 64-bit integer", node_id: null };
     const valid = validateCommand(rawCommand);
     if (!valid.ok) return { ok: false, status: 400, code: valid.code, message: valid.message, node_id: nodeId };
     if (!this.registry.hasNode(nodeId)) return { ok: false, status: 404, code: "not_found", message: `node ${nodeId} is not registered`, node_id: nodeId };
     const link = this.registry.link(nodeId);
-    if (!link) return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId} is not connected; its status is ${this.registry.node(nodeId)?.status}`, node_id: nodeId };
+    const remote = !link && this.remote?.heldElsewhere(nodeId) ? this.remote : null;
+    if (!link && !remote) return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId} is not connected; its status is ${this.registry.node(nodeId)?.status}`, node_id: nodeId };
 
     const command = valid.command;
     const command_id = crypto.randomUUID();
     const name = commandName(command);
     const now = Date.now();
-    this.store.insert(
-      { command_id, node_id: nodeId, command: name, pot_id: commandPotId(command), body: command, status: "issued", message: null, source: origin.source, principal: origin.principal, remote_addr: origin.remote },
-      now,
-    );
-    if (!link.send("NodeCommand", { node_id: nodeId, command, command_id })) {
+    const record = { command_id, node_id: nodeId, command: name, pot_id: commandPotId(command), body: command, status: "issued" as const, message: null, source: origin.source, principal: origin.principal, remote_addr: origin.remote };
+    this.store.insert(record, now);
+    if (remote) return this.issueRemote(remote, { ...record, data: null, created_at: new Date(now).toISOString(), updated_at: new Date(now).toISOString() }, origin);
+    if (!link!.send("NodeCommand", { node_id: nodeId, command, command_id })) {
       this.store.update(command_id, "failed", "the node's connection is not reading; command not sent", Date.now());
       return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId} is not reading its connection`, node_id: nodeId };
     }
     this.store.update(command_id, "sent", null, Date.now());
     this.logger.info({ command_id, node_id: nodeId.toString(), command: name, source: origin.source, remote: origin.remote, principal: origin.principal }, "command sent");
     return { ok: true, command_id, node_id: nodeId, message: `${name} sent to node ${nodeId}` };
+  }
+
+  /** The holder answered (it sent the command and closes the record) or did not: the record says which. */
+  private async issueRemote(remote: RemoteCommands, record: CommandRecord, origin: CommandOrigin): Promise<IssueResult> {
+    const { command_id, node_id: nodeId, command: name } = record;
+    // The record must be in the database before the holder may close it.
+    await this.store.settled?.();
+    const answer = await remote.send(record).catch((e: Error) => ({ ok: false as const, message: e.message }));
+    if (!answer.ok) {
+      this.store.update(command_id, "failed", answer.message, Date.now());
+      return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId}: ${answer.message}`, node_id: nodeId };
+    }
+    this.store.forget?.(command_id);
+    this.logger.info({ command_id, node_id: nodeId.toString(), command: name, source: origin.source, remote: origin.remote, principal: origin.principal }, "command sent through the instance that holds the node");
+    return { ok: true, command_id, node_id: nodeId, message: `${name} sent to node ${nodeId}` };
+  }
+
+  /** Another instance's command for a node whose connection this one holds. */
+  deliver(record: CommandRecord): DeliverResult {
+    const link = this.registry.link(record.node_id);
+    if (!link) return { ok: false, message: "the node is no longer connected to the instance that held it" };
+    this.store.adopt?.(record);
+    if (!link.send("NodeCommand", { node_id: record.node_id, command: record.body, command_id: record.command_id })) {
+      this.store.update(record.command_id, "failed", "the node's connection is not reading; command not sent", Date.now());
+      return { ok: false, message: "the node is not reading its connection" };
+    }
+    this.store.update(record.command_id, "sent", null, Date.now());
+    return { ok: true };
   }
 
   /**

@@ -13,7 +13,7 @@ import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
 import { EventPipeline } from "./pipeline";
 import type { Ingest } from "./types";
-import { inlineWriter, workerWriter } from "./writer";
+import { inlineWriter, workerWriter, type WriterChannel } from "./writer";
 import { pgWriter } from "./writer-pg";
 
 export { startEventSocket, type EventSocketOptions, type EventSocketHandle } from "./event-socket";
@@ -32,13 +32,15 @@ export interface IngestDeps {
   onReject?: (code: string) => void;
   /** Test hook: awaited before each batch goes to the writer, so a test can stall the writer. */
   writerGate?: () => Promise<void>;
+  /** Several instances: batches go to the bus (src/cluster/ingest-channel.ts), writers store them. */
+  writer?: WriterChannel;
 }
 
 export function createIngest(deps: IngestDeps): Ingest {
   const { config } = deps;
   if (deps.postgres) {
     const { url, start } = deps.postgres;
-    return new EventPipeline({ ...pipelineDeps(deps), writer: pgWriter(url), dictionaries: start.dictionaries, spools: start.spools });
+    return new EventPipeline({ ...pipelineDeps(deps), writer: deps.writer ?? pgWriter(url), dictionaries: start.dictionaries, spools: start.spools });
   }
   if (!deps.db) throw new Error("createIngest needs a database");
   const db = deps.db;

@@ -55,6 +55,18 @@ export class PgCommandStore implements CommandStorage {
     return true;
   }
 
+  adopt(r: CommandRecord): void {
+    if (OPEN.includes(r.status)) this.open.set(r.command_id, { ...r });
+  }
+
+  forget(commandId: string): void {
+    this.open.delete(commandId);
+  }
+
+  settled(): Promise<void> {
+    return this.writes.settled();
+  }
+
   get(commandId: string): CommandRecord | null {
     return this.open.get(commandId) ?? null;
   }
