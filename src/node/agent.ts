@@ -117,8 +117,11 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       spool,
       window: config.forward_window,
       helloAuth: () => credentials.hello(),
-      // Events go to the Core instance the node is registered with (docs/protocol.md#several-core-instances).
-      registeredPeer: () => link?.peer ?? null,
+      // Events go to the Core instance the node is registered with (which knows the node and
+      // checks its TOTP), never to another that merely answers on its event socket; between a
+      // lost instance and the next registration they wait in the spool. Before the first
+      // registration, and with one Core, the forwarder finds its own way as it always did.
+      follow: () => (cores.length === 1 || !link || link.lastPeer === null ? null : (link.peer ?? "wait")),
       logger: log.child({ component: "forwarder" }),
     });
     const fwd = forwarder;

@@ -44,6 +44,8 @@ export interface ControlLink {
   readonly registered: boolean;
   /** Position in `addresses` of the Core this node is registered with; null while it is not. */
   readonly peer: number | null;
+  /** The Core it registered with last (now or before); null before the first registration. */
+  readonly lastPeer: number | null;
   /** Resolves once Core has accepted the registration (now, if it already has). */
   whenRegistered(): Promise<void>;
   /** Sends a message if registered; false (and nothing queued) otherwise. */
@@ -166,6 +168,9 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
     },
     get peer() {
       return registeredOn?.peer ?? null;
+    },
+    get lastPeer() {
+      return lastPeer;
     },
     whenRegistered() {
       if (registeredOn) return Promise.resolve();

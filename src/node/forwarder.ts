@@ -30,8 +30,8 @@ export interface ForwarderOptions extends PeerOptions {
   ackWarnMs?: number;
   /** Extra EventStreamHello fields proving the node's identity (a TOTP code). */
   helloAuth?: () => Record<string, string>;
-  /** The Core (position in `addresses`) the node is registered with, null while none. */
-  registeredPeer?: () => number | null;
+  /** Where to go after losing Core's event socket (see ReconnectOptions.follow). */
+  follow?: () => number | "wait" | null;
 }
 
 export interface ForwarderHandle {
@@ -113,7 +113,6 @@ export function startForwarder(opts: ForwarderOptions): ForwarderHandle {
 
   const client = startReconnecting({
     ...opts,
-    follow: opts.registeredPeer,
     onOpen: (c) => {
       conn = c;
       base = sent = spool.acked;

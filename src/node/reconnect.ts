@@ -42,10 +42,11 @@ export interface ReconnectOptions extends PeerOptions {
   /** Bytes queued for a slow peer before the connection is dropped and retried. */
   maxQueuedBytes?: number;
   /**
-   * The address to retry after a failure when another part decides it (the event forwarder
-   * stays with the Core the control link is registered with); null: the next one round-robin.
+   * Where to go after a failure when another part decides it (the event forwarder stays with
+   * the Core the control link is registered with): an address to retry after a backoff delay,
+   * "wait" to stay away until moveTo, or null for the next address round-robin.
    */
-  follow?(): number | null;
+  follow?(): number | "wait" | null;
   onOpen(conn: LineConnection): void;
   onLine(text: string, conn: LineConnection): void;
   onClose(conn: LineConnection): void;
@@ -93,6 +94,8 @@ export function startReconnecting(opts: ReconnectOptions): ReconnectHandle {
   let failures = 0;
   /** reconnect() asked for the same peer again, not the next one. */
   let again = false;
+  /** Not connecting until moveTo says where (follow() said "wait"). */
+  let waiting = false;
 
   const later = (delay: number) => {
     if (stopped || timer) return;
@@ -117,6 +120,10 @@ export function startReconnecting(opts: ReconnectOptions): ReconnectHandle {
       return schedule();
     }
     const followed = opts.follow?.() ?? null;
+    if (followed === "wait") {
+      waiting = true;
+      return;
+    }
     if (followed !== null) {
       peer = followed;
       return schedule();
@@ -213,7 +220,8 @@ export function startReconnecting(opts: ReconnectOptions): ReconnectHandle {
     moveTo(to) {
       if (stopped || to < 0 || to >= count) return;
       if (current?.peer === to) return;
-      if (!current && peer === to && !timer) return; // already connecting there
+      if (!current && !timer && !waiting && peer === to) return; // already connecting there
+      waiting = false;
       if (timer) clearTimeout(timer);
       timer = null;
       const old = current;
