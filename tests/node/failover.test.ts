@@ -6,12 +6,14 @@
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../../src/config";
 import { createLogger, type LogLevel } from "../../src/log";
 import { startNode, type NodeHandle } from "../../src/node/agent";
 import { corePeers, loadNodeConfig, type NodeConfig } from "../../src/node/config";
 import { BUN, freePort, getJson, LineClient, ROOT, startTestCore, tempDir, until } from "../helpers";
+import { makeCertificates } from "../helpers/tls";
 import { FAST, spawnCore } from "./node-helpers";
 
 interface Core {
@@ -163,6 +165,23 @@ describe("a node with several Core addresses", () => {
       expect(stored(dbB).sort((x, y) => x - y)).toEqual(range(100));
       // Never registered with the first, so this is a start, not a fail-over.
       expect(log.filter((l) => l.includes("failed over from"))).toEqual([]);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  test("the first Core's certificate is not trusted (TLS handshake fails): the node registers with the second", async () => {
+    using dir = tempDir();
+    using strange = tempDir();
+    const trusted = makeCertificates(dir.path);
+    const untrusted = makeCertificates(strange.path);
+    await using a = await startTestCore({ db: join(dir.path, "a.db"), tls_cert: untrusted.cert, tls_key: untrusted.key });
+    await using b = await startTestCore({ db: join(dir.path, "b.db"), tls_cert: trusted.cert, tls_key: trusted.key });
+    const { node } = await nodeOn([a, b], join(dir.path, "node"), { tls_ca: trusted.ca });
+    try {
+      await node.registered();
+      const https = (core: { ports: { api: number } }, ca: string) => getJson(`https://127.0.0.1:${core.ports.api}/api/v1/nodes/${node.nodeId}`, { tls: { ca: readFileSync(ca, "utf8") } } as RequestInit);
+      expect({ a: (await https(a, untrusted.ca)).status, b: (await https(b, trusted.ca)).status }).toEqual({ a: 404, b: 200 });
     } finally {
       await node.stop();
     }
