@@ -65,7 +65,7 @@ export const flagOf = (key: string) => `--${key.replace(/_/g, "-")}`;
 /** Commander's attribute name of a key's flag (`api_port` -> `apiPort`). */
 export const attributeOf = (key: string) => key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-const VALUE_NAMES: Record<string, string> = { core: "host:port", events: "host:port", host: "address", relay_host: "address", catalogue: "path|git-url", git_allow: "prefixes", log_level: "level", type: "type", catalogue_branch: "branch", enrollment_token: "token", data: "dir", name: "name" };
+const VALUE_NAMES: Record<string, string> = { core: "host:port,...", events: "host:port,...", host: "address", relay_host: "address", catalogue: "path|git-url", git_allow: "prefixes", log_level: "level", type: "type", catalogue_branch: "branch", enrollment_token: "token", data: "dir", name: "name" };
 
 function valueName(key: string, s: TSchema): string {
   if (VALUE_NAMES[key]) return VALUE_NAMES[key];

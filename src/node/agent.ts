@@ -10,7 +10,7 @@ import { ConfigError } from "../config";
 import { bindOrExplain } from "../net/bind";
 import { PACKAGE_ROOT } from "../catalogue/paths";
 import { createLogger, type Logger, type LogLevel } from "../log";
-import { defaultNodeConfig, eventsAddress, gitAllowList, hostPort, type NodeConfig } from "./config";
+import { corePeers, defaultNodeConfig, gitAllowList, type NodeConfig } from "./config";
 import { NodeCredentials } from "./credentials";
 import { clientTls } from "./tls";
 import { looksLikeGit } from "./catalogue-fetch";
@@ -61,8 +61,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     const { nodeId, created } = loadOrCreateNodeId(dataDir);
     log.info({ node_id: nodeId.toString(), data: dataDir, new_identity: created }, "node starting");
     const store = new PotStore(dataDir);
-    const core = hostPort(config.core, "core");
-    const events = eventsAddress(config);
+    const cores = corePeers(config);
     const patience = { reconnectMinMs: config.reconnect_min_ms, reconnectMaxMs: config.reconnect_max_ms, maxMessageBytes: config.max_message_bytes, tls: clientTls(config) };
     const credentials = new NodeCredentials(dataDir, config.enrollment_token);
     let forwarder: ForwarderHandle | null = null;
@@ -112,12 +111,17 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     cleanups.push(() => relay.stop());
 
     forwarder = startForwarder({
-      ...events,
+      addresses: cores.map((c) => c.events),
       ...patience,
       nodeId,
       spool,
       window: config.forward_window,
       helloAuth: () => credentials.hello(),
+      // Events go to the Core instance the node is registered with (which knows the node and
+      // checks its TOTP), never to another that merely answers on its event socket; between a
+      // lost instance and the next registration they wait in the spool. Before the first
+      // registration, and with one Core, the forwarder finds its own way as it always did.
+      follow: () => (cores.length === 1 || !link || link.lastPeer === null ? null : (link.peer ?? "wait")),
       logger: log.child({ component: "forwarder" }),
     });
     const fwd = forwarder;
@@ -201,7 +205,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       if (link.send("NodeEvent", { Alarm: { description } })) unreportedDrops = 0;
     };
     link = startControlLink({
-      ...core,
+      addresses: cores.map((c) => c.control),
       ...patience,
       nodeId,
       nodeName: config.name,
@@ -211,7 +215,8 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       credentials,
       logger: log.child({ component: "control" }),
       status: () => "Running",
-      onRegistered: () => {
+      onRegistered: (peer) => {
+        fwd.follow(peer);
         if (!announced) link!.send("NodeEvent", "Started");
         announced = true;
         for (const r of interrupted) {

@@ -11,8 +11,12 @@ import { LOG_LEVELS } from "../log";
 const Ms = (description: string, def: number, minimum = 1) => Type.Integer({ minimum, default: def, description });
 
 export const NodeConfig = Type.Object({
-  core: Type.String({ minLength: 1, default: "127.0.0.1:9001", description: "Core's node control channel, HOST:PORT." }),
-  events: Type.String({ default: "", description: "Core's event socket, HOST:PORT (default: Core's host, port 9100)." }),
+  core: Type.String({
+    minLength: 1,
+    default: "127.0.0.1:9001",
+    description: "Core's node control channel, HOST:PORT; several Core instances as a comma-separated list (a:9001,b:9001,[::1]:9001): the node uses the first that answers and fails over to the next when it loses it.",
+  }),
+  events: Type.String({ default: "", description: "Core's event socket, HOST:PORT; with several `core` addresses, a list of as many, in the same order (default: each Core's host, port 9100)." }),
   name: Type.String({ minLength: 1, maxLength: 256, default: hostname() || "node", description: "Node name shown by Core." }),
   type: Type.Union([Type.Literal("Full"), Type.Literal("Agent")], { default: "Full", description: "Node type reported to Core." }),
   data: Type.String({ minLength: 1, default: "./data/node", description: "Data directory: node id, installed pots, logs, event spool." }),
@@ -51,8 +55,7 @@ const resolve = (layers: Record<string, unknown>[]): NodeConfig => resolveConfig
 export function loadNodeConfig(flags: Record<string, unknown> = {}, env: Record<string, string | undefined> = process.env): NodeConfig {
   const { config: file, ...rest } = flags;
   const config = resolve([typeof file === "string" ? readConfigFile(file) : {}, fromEnv(KEYS, env), rest]);
-  hostPort(config.core, "core");
-  if (config.events) hostPort(config.events, "events");
+  corePeers(config);
   if (config.reconnect_max_ms < config.reconnect_min_ms) throw new ConfigError("reconnect_max_ms must not be below reconnect_min_ms");
   if (config.restart_max_ms < config.restart_min_ms) throw new ConfigError("restart_max_ms must not be below restart_min_ms");
   if (config.spool_segment_bytes > config.spool_max_bytes) throw new ConfigError("spool_segment_bytes must not exceed spool_max_bytes");
@@ -70,10 +73,48 @@ export function hostPort(value: string, key: string): { host: string; port: numb
   return { host: (m[1] ?? m[2])!, port };
 }
 
-/** Core's event socket: `events`, or Core's host on 9100. */
-export function eventsAddress(config: NodeConfig): { host: string; port: number } {
-  if (config.events) return hostPort(config.events, "events");
-  return { host: hostPort(config.core, "core").host, port: 9100 };
+export interface Address {
+  host: string;
+  port: number;
+}
+
+/** One Core instance as the node sees it: its control channel and its event socket. */
+export interface CorePeer {
+  control: Address;
+  events: Address;
+}
+
+const LIST_HINT = "expected HOST:PORT or a comma-separated list of them, e.g. 10.0.0.1:9001,10.0.0.2:9001";
+
+/** Parses a comma-separated HOST:PORT list; the error names the key and the bad item. */
+export function hostPortList(value: string, key: string): Address[] {
+  const items = value.split(",");
+  // One address keeps the message it always had.
+  if (items.length === 1) return [hostPort(value, key)];
+  return items.map((item, i) => {
+    const where = `item ${i + 1} of ${JSON.stringify(value)}`;
+    if (item.trim() === "") throw new ConfigError(`invalid value for "${key}": ${where} is empty (${LIST_HINT})`);
+    try {
+      return hostPort(item, key);
+    } catch {
+      throw new ConfigError(`invalid value for "${key}": ${where}, ${JSON.stringify(item.trim())}, is not HOST:PORT (${LIST_HINT})`);
+    }
+  });
+}
+
+/**
+ * The Core instances in the order the node tries them. Events go to the instance the node is
+ * registered with, so each control address is paired with one event socket: `events` by
+ * position, or the same host on 9100.
+ */
+export function corePeers(config: NodeConfig): CorePeer[] {
+  const control = hostPortList(config.core, "core");
+  if (!config.events) return control.map((c) => ({ control: c, events: { host: c.host, port: 9100 } }));
+  const events = hostPortList(config.events, "events");
+  if (events.length !== control.length) {
+    throw new ConfigError(`invalid value for "events": ${events.length} address(es) for ${control.length} in "core" (give one event socket per Core, in the same order, or leave "events" unset for port 9100 on each Core's host)`);
+  }
+  return control.map((c, i) => ({ control: c, events: events[i]! }));
 }
 
 export const gitAllowList = (config: NodeConfig): string[] =>

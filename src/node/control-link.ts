@@ -7,7 +7,7 @@
  */
 import { parseWithIds, stringify } from "../protocol/json";
 import { decodeEnvelope, envelope, type FileStatus, type MessageKind, type NodeCommand, type Payload, type SessionRecordingAck } from "../protocol/messages";
-import { startReconnecting, type LineConnection, type PeerOptions } from "./reconnect";
+import { formatAddress, startReconnecting, type LineConnection, type PeerOptions } from "./reconnect";
 
 const FROM_CORE = new Set(["RegistrationAck", "NodeCommand", "SessionRecordingAck", "FileStatus", "Error"]);
 
@@ -28,7 +28,8 @@ export interface ControlLinkOptions extends PeerOptions {
   heartbeatMs: number;
   /** Status sent with every heartbeat. */
   status(): string;
-  onRegistered(): void;
+  /** Core accepted the registration; `peer` is its position in `addresses`. */
+  onRegistered(peer: number): void;
   onCommand(command: NodeCommand): void;
   onBadCommand(bad: BadCommand): void;
   /** Core's answer to a session recording (src/node/recordings.ts). */
@@ -41,6 +42,10 @@ export interface ControlLinkOptions extends PeerOptions {
 
 export interface ControlLink {
   readonly registered: boolean;
+  /** Position in `addresses` of the Core this node is registered with; null while it is not. */
+  readonly peer: number | null;
+  /** The Core it registered with last (now or before); null before the first registration. */
+  readonly lastPeer: number | null;
   /** Resolves once Core has accepted the registration (now, if it already has). */
   whenRegistered(): Promise<void>;
   /** Sends a message if registered; false (and nothing queued) otherwise. */
@@ -54,6 +59,9 @@ export interface ControlLink {
 export function startControlLink(opts: ControlLinkOptions): ControlLink {
   const { logger } = opts;
   let registeredOn: LineConnection | null = null;
+  /** The Core last registered with, to tell a fail-over from a reconnect to the same one. */
+  let lastPeer: number | null = null;
+  const named = (peer: number) => formatAddress(opts.addresses[peer]!);
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   const registeredWaiters: (() => void)[] = [];
   let heartbeatMs = opts.heartbeatMs;
@@ -99,10 +107,14 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
         opts.credentials?.accept(ack.totp_key);
         registeredOn = conn;
         client.resetBackoff();
-        logger.info({ node_id: opts.nodeId.toString() }, "registered with Core");
+        if (lastPeer !== null && lastPeer !== conn.peer) {
+          logger.warn({ from: named(lastPeer), to: named(conn.peer) }, `failed over from Core ${named(lastPeer)} to Core ${named(conn.peer)}`);
+        }
+        lastPeer = conn.peer;
+        logger.info({ node_id: opts.nodeId.toString(), core: named(conn.peer) }, "registered with Core");
         write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
         startHeartbeat(conn);
-        opts.onRegistered();
+        opts.onRegistered(conn.peer);
         for (const resolve of registeredWaiters.splice(0)) resolve();
         return;
       }
@@ -130,7 +142,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
   const client = startReconnecting({
     ...opts,
     onOpen: (conn) => {
-      logger.debug({ core: `${opts.host}:${opts.port}` }, "connected to Core; registering");
+      logger.debug({ core: named(conn.peer) }, "connected to Core; registering");
       write(conn, "NodeRegistration", {
         node_id: opts.nodeId,
         node_name: opts.nodeName,
@@ -142,8 +154,10 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
     },
     onLine,
     onClose: (conn) => {
-      if (registeredOn === conn) logger.warn("lost the connection to Core; reconnecting");
-      if (registeredOn === conn) registeredOn = null;
+      if (registeredOn !== conn) return;
+      const others = opts.addresses.length > 1 ? "; trying the next Core" : "; reconnecting";
+      logger.warn({ core: named(conn.peer) }, `lost the connection to Core ${named(conn.peer)}${others}`);
+      registeredOn = null;
       stopHeartbeat();
     },
   });
@@ -151,6 +165,12 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
   return {
     get registered() {
       return registeredOn !== null;
+    },
+    get peer() {
+      return registeredOn?.peer ?? null;
+    },
+    get lastPeer() {
+      return lastPeer;
     },
     whenRegistered() {
       if (registeredOn) return Promise.resolve();

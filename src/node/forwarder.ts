@@ -7,6 +7,10 @@
  * connection opened. On reconnect everything unacknowledged is sent again, from base, in order.
  * At most `window` events are in flight, which bounds both the replay after a reconnect and
  * what Core buffers for us.
+ *
+ * With several Core instances the forwarder goes where the control link is registered
+ * (`follow`): what the lost instance had not acknowledged is still in the spool and is sent to
+ * the new one from the first unacknowledged seq, as after any reconnect.
  */
 import { parseWithIds, stringify } from "../protocol/json";
 import { decodeEnvelope, envelope } from "../protocol/messages";
@@ -26,6 +30,8 @@ export interface ForwarderOptions extends PeerOptions {
   ackWarnMs?: number;
   /** Extra EventStreamHello fields proving the node's identity (a TOTP code). */
   helloAuth?: () => Record<string, string>;
+  /** Where to go after losing Core's event socket (see ReconnectOptions.follow). */
+  follow?: () => number | "wait" | null;
 }
 
 export interface ForwarderHandle {
@@ -36,6 +42,8 @@ export interface ForwarderHandle {
   drained(): Promise<void>;
   /** Resolves once Core has acknowledged every event before spool seq `upTo`. */
   acknowledged(upTo: number): Promise<void>;
+  /** The node registered with Core `peer`: send events there (reconnecting if elsewhere). */
+  follow(peer: number): void;
   stop(): Promise<void>;
 }
 
@@ -76,7 +84,10 @@ export function startForwarder(opts: ForwarderOptions): ForwarderHandle {
     }
   };
 
-  const onLine = (text: string) => {
+  const onLine = (text: string, from: LineConnection) => {
+    // An ack counts lines of its own connection; one from a connection already replaced
+    // (fail-over) would be read against the new base. Ignoring it only means a resend.
+    if (from !== conn) return;
     let value: unknown;
     try {
       value = parseWithIds(text);
@@ -136,6 +147,7 @@ export function startForwarder(opts: ForwarderOptions): ForwarderHandle {
     pump,
     drained: () => acknowledged(spool.head),
     acknowledged,
+    follow: (peer) => client.moveTo(peer),
     async stop() {
       clearAckTimer();
       await client.stop();

@@ -3,27 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startNode } from "../../src/node/agent";
 import { silentLogger } from "../../src/log";
-import { BUN, freePort, getJson, ROOT, tempDir } from "../helpers";
-import { FAST, FIXTURE_CATALOGUE, potOrder } from "./node-helpers";
-
-/** Core as its own process, so that it can be killed for real; resolves once it listens. */
-async function spawnCore(db: string, ports: { node: number; event: number }) {
-  const args = ["core", "--db", db, "--node-port", String(ports.node), "--event-port", String(ports.event), "--api-port", "0", "--ws-port", "0", "--log-level", "info", "--log-events", "false"];
-  const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], { stdout: "pipe", stderr: "inherit" });
-  const started = Promise.withResolvers<string>();
-  // Keep reading to the end: a Core whose stdout is not read dies of EPIPE on its next log line.
-  void (async () => {
-    const decoder = new TextDecoder();
-    let text = "";
-    for await (const chunk of proc.stdout) {
-      if (!text.includes("core started")) text += decoder.decode(chunk);
-      const line = text.split("\n").find((l) => l.includes('"core started"'));
-      if (line) started.resolve(`http://127.0.0.1:${JSON.parse(line).ports.api}`);
-    }
-    started.reject(new Error(`Core did not start: ${text}`));
-  })();
-  return { proc, api: await started.promise };
-}
+import { freePort, getJson, tempDir } from "../helpers";
+import { FAST, FIXTURE_CATALOGUE, potOrder, spawnCore } from "./node-helpers";
 
 function countEvents(db: string): { n: number; distinct_seq: number } {
   const sqlite = new Database(db, { readonly: true });

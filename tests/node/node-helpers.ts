@@ -4,7 +4,7 @@ import { startNode, type NodeHandle } from "../../src/node/agent";
 import type { NodeConfig } from "../../src/node/config";
 import { silentLogger } from "../../src/log";
 import { FakeCore, type FakeCoreOptions } from "../helpers/fake-core";
-import { LineClient, ROOT, tempDir } from "../helpers";
+import { BUN, LineClient, ROOT, tempDir } from "../helpers";
 
 export const FIXTURE_CATALOGUE = join(ROOT, "tests", "fixtures", "catalogue");
 
@@ -80,4 +80,30 @@ export async function potTell(port: number, order: string): Promise<void> {
   const c = await LineClient.connect(port);
   c.sendRaw(order + "\n");
   await c.closed;
+}
+
+export interface CoreProcess {
+  proc: Bun.Subprocess<"ignore", "pipe", "inherit">;
+  api: string;
+  ports: { node: number; event: number; api: number };
+}
+
+/** Core as its own process, so that it can be killed for real; resolves once it listens. */
+export async function spawnCore(db: string, ports: { node: number; event: number } = { node: 0, event: 0 }): Promise<CoreProcess> {
+  const args = ["core", "--db", db, "--node-port", String(ports.node), "--event-port", String(ports.event), "--api-port", "0", "--ws-port", "0", "--log-level", "info", "--log-events", "false"];
+  const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+  const started = Promise.withResolvers<CoreProcess["ports"]>();
+  // Keep reading to the end: a Core whose stdout is not read dies of EPIPE on its next log line.
+  void (async () => {
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of proc.stdout) {
+      if (!text.includes("core started")) text += decoder.decode(chunk);
+      const line = text.split("\n").find((l) => l.includes('"core started"'));
+      if (line) started.resolve(JSON.parse(line).ports);
+    }
+    started.reject(new Error(`Core did not start: ${text}`));
+  })();
+  const p = await started.promise;
+  return { proc, api: `http://127.0.0.1:${p.api}`, ports: p };
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ConfigError } from "../../src/config";
 import { Backoff } from "../../src/node/backoff";
 import { chooseSource, looksLikeGit } from "../../src/node/catalogue-fetch";
-import { eventsAddress, hostPort, loadNodeConfig } from "../../src/node/config";
+import { corePeers, hostPort, loadNodeConfig } from "../../src/node/config";
 import { stampEvent } from "../../src/node/event-stamp";
 import { loadOrCreateNodeId, lockDataDir, processStartTime } from "../../src/node/identity";
 import { groupUsage, tailLines } from "../../src/node/pot-observe";
@@ -59,7 +59,7 @@ describe("node configuration", () => {
     writeFileSync(file, JSON.stringify({ name: "from-file", relay_port: 9200, heartbeat_ms: 1000 }));
     const c = loadNodeConfig({ config: file, relay_port: "9300" }, { HONEYBEE_NAME: "from-env", HONEYBEE_CORE: "[::1]:9001" });
     expect(c).toMatchObject({ name: "from-env", relay_port: 9300, heartbeat_ms: 1000, core: "[::1]:9001", type: "Full", relay_host: "127.0.0.1" });
-    expect(eventsAddress(c)).toEqual({ host: "::1", port: 9100 });
+    expect(corePeers(c)).toEqual([{ control: { host: "::1", port: 9001 }, events: { host: "::1", port: 9100 } }]);
   });
 
   test("bad values name their key", () => {
