@@ -10,8 +10,11 @@
  *   bun scripts/test-deps.ts --check   check only; exit 1 and say what is missing
  */
 
-/** Program → the Debian package that provides it, and which tests use it. */
-export const TEST_TOOLS = [
+/**
+ * Program → the Debian package that provides it, and which tests use it. `paths`: where Debian
+ * puts it when that is not on every user's PATH (globs; the highest version wins).
+ */
+export const TEST_TOOLS: readonly { command: readonly string[]; pkg: string; usedBy: string; paths?: readonly string[] }[] = [
   { command: ["ssh"], pkg: "openssh-client", usedBy: "the cowrie, walkthrough and end-to-end tests (a real OpenSSH client)" },
   { command: ["scp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's scp)" },
   { command: ["sftp"], pkg: "openssh-client", usedBy: "the artifact tests (uploads with OpenSSH's sftp)" },
@@ -23,15 +26,29 @@ export const TEST_TOOLS = [
   { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI and console tests (headless browser)" },
   { command: ["ip"], pkg: "iproute2", usedBy: "the README walkthrough test (its own network namespace)" },
   { command: ["rsyslogd"], pkg: "rsyslog", usedBy: "the syslog output tests (a private rsyslogd; it is in /usr/sbin, which must be on PATH)" },
-] as const;
+  // Debian keeps the server programs in a folder per major version, outside PATH.
+  { command: ["initdb"], pkg: "postgresql", paths: ["/usr/lib/postgresql/*/bin/initdb"], usedBy: "the scale-out tests that stop or kill PostgreSQL (a private server in a temporary folder)" },
+  { command: ["pg_ctl"], pkg: "postgresql", paths: ["/usr/lib/postgresql/*/bin/pg_ctl"], usedBy: "the scale-out tests that stop or kill PostgreSQL (a private server in a temporary folder)" },
+  { command: ["nats-server"], pkg: "nats-server", paths: ["/usr/sbin/nats-server"], usedBy: "the scale-out tests that stop or kill NATS (private JetStream servers and clusters)" },
+];
 
 export type TestTool = (typeof TEST_TOOLS)[number];
 
-/** The path of the first of the tool's commands found on PATH, or null. */
+/** The file system root `paths` are looked under: "/" but in this script's own tests. */
+const ROOT = process.env.TEST_DEPS_ROOT ?? "/";
+
+/** Version-aware order, so that .../postgresql/16/... comes after .../postgresql/9/... */
+const byVersion = (a: string, b: string) => a.localeCompare(b, "en", { numeric: true });
+
+/** The path of the first of the tool's commands found on PATH, else in its `paths`, or null. */
 export function findTool(tool: TestTool): string | null {
   for (const c of tool.command) {
     const path = Bun.which(c);
     if (path) return path;
+  }
+  for (const pattern of tool.paths ?? []) {
+    const found = [...new Bun.Glob(pattern.replace(/^\//, "")).scanSync({ cwd: ROOT, absolute: true, onlyFiles: true })].sort(byVersion);
+    if (found.length > 0) return found[found.length - 1]!;
   }
   return null;
 }

@@ -3,14 +3,14 @@
  * the tests drive, or says exactly what to install; and no test skips itself when one is missing.
  */
 import { expect, test } from "bun:test";
-import { readFileSync, readdirSync, symlinkSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUN, ROOT, tempDir } from "../helpers";
 
 const SCRIPT = join(ROOT, "scripts", "test-deps.ts");
 
-function deps(args: string[], path: string) {
-  const r = Bun.spawnSync([BUN, SCRIPT, ...args], { env: { ...process.env, PATH: path }, stdout: "pipe", stderr: "pipe" });
+function deps(args: string[], path: string, root?: string) {
+  const r = Bun.spawnSync([BUN, SCRIPT, ...args], { env: { ...process.env, PATH: path, ...(root ? { TEST_DEPS_ROOT: root } : {}) }, stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
@@ -26,11 +26,32 @@ test("with the programs installed it checks quietly", () => {
 test("without them and without apt-get it names the exact command and fails", () => {
   using dir = tempDir();
   symlinkSync(BUN, join(dir.path, "bun"));
-  const r = deps([], dir.path);
+  // The folder is also the root of the places off PATH (PostgreSQL's per-version folder).
+  const r = deps([], dir.path, dir.path);
   expect(r.code).toBe(1);
   expect(r.stderr).toContain("test-deps: the tests need ssh (openssh-client: ");
   expect(r.stderr).toContain("this is not a Debian-like system with apt-get");
-  expect(r.stderr).toContain("\n    apt-get install -y openssh-client unzip p7zip-full curl git openssl chromium iproute2 rsyslog\n");
+  expect(r.stderr).toContain("\n    apt-get install -y openssh-client unzip p7zip-full curl git openssl chromium iproute2 rsyslog postgresql nats-server\n");
+});
+
+test("PostgreSQL's server programs are found in Debian's per-version folder, the newest version first", () => {
+  using dir = tempDir();
+  symlinkSync(BUN, join(dir.path, "bun"));
+  for (const v of ["9.6", "16", "15"]) {
+    const bin = join(dir.path, "usr", "lib", "postgresql", v, "bin");
+    mkdirSync(bin, { recursive: true });
+    for (const p of ["initdb", "pg_ctl"]) {
+      writeFileSync(join(bin, p), "#!/bin/sh\n");
+      chmodSync(join(bin, p), 0o755);
+    }
+  }
+  const r = Bun.spawnSync([BUN, "-e", `import { TEST_TOOLS, findTool } from ${JSON.stringify(SCRIPT)}; console.log(JSON.stringify(TEST_TOOLS.filter((t) => t.pkg === "postgresql").map(findTool)))`], {
+    env: { ...process.env, PATH: dir.path, TEST_DEPS_ROOT: dir.path },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(JSON.parse(r.stdout.toString())).toEqual([join(dir.path, "usr/lib/postgresql/16/bin/initdb"), join(dir.path, "usr/lib/postgresql/16/bin/pg_ctl")]);
+  expect(deps(["--check"], dir.path, dir.path).stderr).not.toContain("initdb (postgresql");
 });
 
 test("no test skips itself or needs sshpass (OpenSSH takes passwords through SSH_ASKPASS)", () => {

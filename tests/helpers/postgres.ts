@@ -32,8 +32,8 @@ async function adminClient(): Promise<SQL> {
   return (admin = client);
 }
 
-function urlOf(name: string): string {
-  const url = new URL(PG_ADMIN_URL);
+function urlOf(name: string, server = PG_ADMIN_URL): string {
+  const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
 }
@@ -53,6 +53,32 @@ export async function scratchDatabase(prefix = "honeybee", template?: string): P
   const name = `${prefix}_${process.pid}_${++made}_${Date.now().toString(36)}`;
   await sql.unsafe(`create database "${name}"${template ? ` template "${template}"` : ""}`);
   return { url: urlOf(name), name, drop: () => sql.unsafe(`drop database if exists "${name}" with (force)`).then(() => {}) };
+}
+
+/**
+ * The same on any server (a private one of tests/helpers/private-pg.ts): a connection of its
+ * own to `server`, closed by `drop()`.
+ */
+export async function scratchDatabaseOn(server: string, prefix = "honeybee"): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const sql = new SQL(server, { max: 1, idleTimeout: 0 });
+  const name = `${prefix}_${process.pid}_${++made}_${Date.now().toString(36)}`;
+  try {
+    await sql.unsafe(`create database "${name}"`);
+  } catch (e) {
+    await sql.close().catch(() => {});
+    throw new Error(`cannot create a database on ${server}: ${(e as Error).message}`);
+  }
+  return {
+    url: urlOf(name, server),
+    name,
+    drop: async () => {
+      try {
+        await sql.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await sql.close().catch(() => {});
+      }
+    },
+  };
 }
 
 let template: Promise<string> | null = null;
