@@ -34,13 +34,30 @@ export const busServers = (bus: string): string[] =>
 /** How long a duplicate publish (same message id, a retry after a lost PubAck) is recognised. */
 const DUPLICATE_WINDOW_NS = 2 * 60 * 1e9;
 
+/**
+ * Servers started together with Core (compose) may not answer yet: Core waits for them up to
+ * START_WAIT_MS, then gives up with the servers' names and the last error.
+ */
+const START_WAIT_MS = 30_000;
+
+async function connectWithin(servers: string[], instance: string, logger: Logger): Promise<NatsConnection> {
+  const deadline = Date.now() + START_WAIT_MS;
+  for (let waited = false; ; waited = true) {
+    try {
+      return await connect({ servers, name: `honeybee-${instance}`, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5000 });
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`cannot reach the bus at ${servers.join(", ")}: ${(e as Error).message}`);
+      if (!waited) logger.warn({ servers, err: (e as Error).message }, `the bus does not answer yet; trying for ${START_WAIT_MS / 1000} s`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
 export async function connectBus(config: BusConfig, logger: Logger): Promise<Bus> {
   const servers = busServers(config.bus);
   const instance = instanceId();
   const names = new ClusterNames(config.cluster);
-  const nc = await connect({ servers, name: `honeybee-${instance}`, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 10_000 }).catch((e) => {
-    throw new Error(`cannot reach the bus at ${servers.join(", ")}: ${(e as Error).message}`);
-  });
+  const nc = await connectWithin(servers, instance, logger);
   void (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect") logger.warn({ server: s.server }, "lost the bus; reconnecting");
