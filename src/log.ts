@@ -35,7 +35,8 @@ export function createLogger(level: LogLevel = "info", options: { pretty?: boole
 
 /** An event's fields as its log line shows them (its data comes as the stored UTF-8 JSON). */
 export interface EventLine {
-  id: number;
+  /** Null on a cluster's ingest instance: the writer instance gives the ids later. */
+  id: number | null;
   node_id: string | null;
   pot_id: string | null;
   pot_type: string | null;

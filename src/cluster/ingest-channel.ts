@@ -1,8 +1,93 @@
-// Placeholder until the c-ingest branch lands: replaced by the JetStream channel.
-import type { Logger } from "../log";
+/**
+ * The pipeline's writer channel (core/ingest/writer.ts) on a cluster's ingest instance: a
+ * sealed batch is published to the JetStream event stream (wire.ts) and counts as committed
+ * once JetStream has stored every message of it, so an EventAck to a sender means "stored in
+ * JetStream". A writer instance (writer-role.ts) commits it to PostgreSQL later and gives the
+ * ids; here there are none (`firstId` null). Counters and retention are the writers' too.
+ *
+ * A publish that fails (the bus unreachable, the stream full, no PubAck in time) fails the
+ * write: the pipeline retries the batch as after a failed database write, and /health says
+ * why meanwhile (the pipeline's own `problem`). Each message has an id made of this instance
+ * and its content, the same when the pipeline sends the batch again, so JetStream keeps one copy of a retried publish
+ * (duplicate window); the events' keys make a later replay harmless too.
+ */
+import type { SourceEntry, TypeEntry } from "../db/event-store";
 import type { WriterChannel } from "../core/ingest/writer";
 import type { Bus } from "./connect";
-export function ingestChannel(_bus: Bus, _log: Logger): WriterChannel {
-  const no = () => Promise.reject(new Error("not built yet"));
-  return { write: no, resume: async () => {}, flushCounts: async () => {}, retentionStep: async () => 0, close: async () => {} };
+import { encodeBatch, eventKeys, type WireDictionary } from "./wire";
+
+export interface IngestChannelOptions {
+  bus: Pick<Bus, "nc" | "js" | "names" | "instance">;
+  /** The dictionaries the pipeline starts from (the same object it is given); later entries come with the batches. */
+  dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
+  /** Largest message, default the server's `max_payload` (for tests that cut batches small). */
+  maxBytes?: number;
+}
+
+export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
+  const { bus } = opts;
+  const dict: WireDictionary = {
+    sources: new Map(opts.dictionaries.sources.map((s) => [s.id, s])),
+    types: new Map(opts.dictionaries.types.map((t) => [t.id, t])),
+  };
+  const subject = bus.names.ingestSubject(bus.instance);
+  let failed = false;
+  /** Whether the batch before the newest one was stored: a batch counts only after those before it. */
+  let previous: Promise<boolean> = Promise.resolve(true);
+
+  const publishAll = async (messages: Uint8Array[]) => {
+    const acks = await Promise.all(
+      messages.map((m, i) => {
+        const id = `${bus.instance}.${Bun.hash.wyhash(m).toString(36)}.${i}`;
+        return bus.js.publish(subject, m, { msgID: id });
+      }),
+    );
+    return acks.length;
+  };
+
+  return {
+    write(batch) {
+      // Entries are taken when the batch is first handed over: a later batch may use them
+      // while this one is still retried.
+      for (const s of batch.newSources) dict.sources.set(s.id, s);
+      for (const t of batch.newTypes) dict.types.set(t.id, t);
+      if (failed) return Promise.reject(new Error("skipped: an earlier batch failed and must be written first"));
+      let published: Promise<number>;
+      try {
+        const maxBytes = opts.maxBytes ?? bus.nc.info?.max_payload ?? 1024 * 1024;
+        published = publishAll(encodeBatch(batch, eventKeys(batch, dict), dict, maxBytes));
+      } catch (e) {
+        published = Promise.reject(e);
+      }
+      const before = previous;
+      // Batches publish side by side, but a batch counts as stored only once the ones before
+      // it are: the pipeline acknowledges senders in order.
+      const result = (async () => {
+        try {
+          await published;
+        } catch (e) {
+          failed = true;
+          throw new Error(`publishing events to the bus fails: ${(e as Error).message}`);
+        }
+        if (!(await before) || failed) throw new Error("skipped: an earlier batch failed and must be written first");
+        return { firstId: null, countsPending: false };
+      })();
+      previous = result.then(
+        () => true,
+        () => false,
+      );
+      return result;
+    },
+    resume: async () => {
+      // Let every write under way finish first: a late success must not count after the reset.
+      await previous;
+      failed = false;
+      previous = Promise.resolve(true);
+    },
+    flushCounts: async () => {},
+    retentionStep: async () => 0,
+    close: async () => {
+      await previous;
+    },
+  };
 }

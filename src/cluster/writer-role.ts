@@ -1,4 +1,262 @@
-// Placeholder until the c-ingest branch lands.
-export async function startWriterRole(_o: unknown): Promise<{ problem(): string | null; stop(): Promise<void> }> {
-  throw new Error("not built yet");
+/**
+ * The writer role of a cluster instance: pulls the batches the ingest instances published
+ * (wire.ts, ingest-channel.ts) from the durable consumer every writer shares, commits each to
+ * PostgreSQL (db/pg/event-writer-cluster.ts: ids in commit order, each event once), then
+ * acknowledges it to JetStream and publishes the stored events on the live feed.
+ *
+ * A batch is acknowledged only after its commit: a writer that dies before has its batch
+ * delivered again (after ack_wait) to another writer, whose commit stores only what was not
+ * stored yet. While PostgreSQL fails, the writer retries the same batch with a growing pause,
+ * telling JetStream it is still working on it so that it is not given to another writer
+ * meanwhile, and says so in `problem()` (Core's /health).
+ */
+import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
+import type { CoreConfig } from "../config";
+import { toRecord, type EventRecord, type IngestEvent } from "../core/ingest/normalise";
+import { batchData } from "../db/event-store";
+import { pgClient } from "../db/pg";
+import { PgClusterEventWriter, type ClusterCommit } from "../db/pg/event-writer-cluster";
+import type { PgWriteMode } from "../db/pg/event-writer";
+import type { Logger } from "../log";
+import { RateLimitedLog } from "../net/rate-limited-log";
+import { stringify } from "../protocol/json";
+import type { Bus } from "./connect";
+import { decodeBatch, type WireBatch } from "./wire";
+
+/** How long JetStream waits for an acknowledgement before giving a batch to another writer. */
+export const ACK_WAIT_MS = 10_000;
+/** Batches one writer may hold unacknowledged (it works on one; the rest wait in its buffer or for redelivery). */
+const MAX_ACK_PENDING = 64;
+const RETENTION_EVERY_MS = 60_000;
+const RETENTION_CHUNK = 2000;
+const DAY_MS = 86_400_000;
+/** Pull wait: how long `stop` may wait for a pull under way. */
+const PULL_EXPIRES_MS = 1000;
+/** While a batch is worked on (a long commit, commits that fail), JetStream is told so this often. */
+const WORKING_EVERY_MS = Math.floor(ACK_WAIT_MS / 3);
+
+export interface WriterRoleOptions {
+  bus: Bus;
+  /** The PostgreSQL database (`--db postgres://...`), migrated already. */
+  pgUrl: string;
+  config: Pick<CoreConfig, "retention_days">;
+  logger: Logger;
+  mode?: PgWriteMode;
+  /** First and largest pause between attempts at a failing commit. */
+  retryMs?: { first: number; max: number };
+}
+
+export interface WriterRoleStats {
+  /** Batches (messages) committed and acknowledged. */
+  batches: number;
+  /** Events stored; `duplicates` were stored before and skipped. */
+  stored: number;
+  duplicates: number;
+  /** Messages that were not batches, dropped. */
+  rejected: number;
+}
+
+export interface WriterRoleHandle {
+  /** Finishes the batch under way (commit, ack, feed), stops pulling and closes its connection. */
+  stop(): Promise<void>;
+  /** Why this writer cannot commit, or null. */
+  problem(): string | null;
+  readonly stats: WriterRoleStats;
+}
+
+/** Makes sure the writers' durable consumer exists (several writers may start together). */
+export async function ensureWriterConsumer(bus: Pick<Bus, "jsm" | "names">): Promise<void> {
+  const { jsm, names } = bus;
+  const config = {
+    durable_name: names.writerConsumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: ACK_WAIT_MS * 1e6,
+    max_ack_pending: MAX_ACK_PENDING,
+  };
+  try {
+    await jsm.consumers.info(names.eventStream, names.writerConsumer);
+  } catch {
+    await jsm.consumers.add(names.eventStream, config).catch(async (e) => {
+      // Created by another writer meanwhile: fine.
+      await jsm.consumers.info(names.eventStream, names.writerConsumer).catch(() => {
+        throw e;
+      });
+    });
+  }
+}
+
+/** Errors a retry cannot cure: the batch holds something PostgreSQL refuses (SQLSTATE classes 22 and 23). */
+const refusedByDatabase = (e: unknown) => /^2[23]/.test(String((e as { errno?: unknown }).errno ?? ""));
+
+export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRoleHandle> {
+  const { bus, logger } = opts;
+  const log = logger.child({ role: "writer" });
+  const warn = new RateLimitedLog(log);
+  const retry = opts.retryMs ?? { first: 200, max: 5000 };
+  await ensureWriterConsumer(bus);
+  // One connection: the writer's transactions run one at a time, and the retention lock is a session's.
+  const sql = pgClient(opts.pgUrl, 1);
+  let writer: PgClusterEventWriter;
+  try {
+    writer = await PgClusterEventWriter.openCluster(sql, opts.mode);
+  } catch (e) {
+    await sql.close().catch(() => {});
+    throw e;
+  }
+  const consumer = await bus.js.consumers.get(bus.names.eventStream, bus.names.writerConsumer);
+  const stats: WriterRoleStats = { batches: 0, stored: 0, duplicates: 0, rejected: 0 };
+  let stopping = false;
+  let failing: string | null = null;
+  let nextRetention = opts.config.retention_days > 0 ? 0 : Number.POSITIVE_INFINITY;
+  let wakeUp: (() => void) | null = null;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        wakeUp = null;
+        resolve();
+      }, ms);
+      wakeUp = () => {
+        clearTimeout(t);
+        wakeUp = null;
+        resolve();
+      };
+    });
+
+  /** Commits one message; false when stopping gave up on it (handed back to JetStream). */
+  const commit = async (msg: JsMsg, batch: WireBatch): Promise<ClusterCommit | null> => {
+    for (let pause = retry.first; ; pause = Math.min(pause * 2, retry.max)) {
+      try {
+        const done = await writer.writeShared(batch);
+        if (failing !== null) {
+          log.info({ events: batch.n }, "committing events to PostgreSQL works again");
+          failing = null;
+        }
+        return done;
+      } catch (e) {
+        const err = (e as Error).message;
+        if (refusedByDatabase(e)) throw e;
+        if (failing === null) log.error({ err, events: batch.n }, "committing events to PostgreSQL fails: this writer is unhealthy and retries; the events wait in JetStream");
+        failing = `committing events to PostgreSQL fails: ${err}`;
+        if (stopping) return null;
+        msg.working();
+        await sleep(pause);
+        if (stopping) return null;
+      }
+    }
+  };
+
+  const handle = async (msg: JsMsg): Promise<void> => {
+    let batch: WireBatch;
+    try {
+      batch = decodeBatch(msg.data);
+    } catch (e) {
+      stats.rejected++;
+      warn.warn("bad-batch", { subject: msg.subject, seq: msg.seq, bytes: msg.data.length, err: (e as Error).message }, "dropped a message on the ingest subject that is not an event batch");
+      msg.term("not an event batch");
+      return;
+    }
+    const working = setInterval(() => msg.working(), WORKING_EVERY_MS);
+    let done: ClusterCommit | null;
+    try {
+      done = await commit(msg, batch);
+    } catch (e) {
+      stats.rejected++;
+      log.error({ seq: msg.seq, events: batch.n, err: (e as Error).message }, "PostgreSQL refuses a batch of events: dropped");
+      msg.term("refused by the database");
+      return;
+    } finally {
+      clearInterval(working);
+    }
+    if (done === null) {
+      // Stopping while PostgreSQL fails: another writer (or this one, restarted) takes it now.
+      msg.nak();
+      return;
+    }
+    msg.ack();
+    stats.batches++;
+    stats.stored += done.stored.length;
+    stats.duplicates += batch.n - done.stored.length;
+    if (done.stored.length > 0) publishFeed(bus, batch, done);
+  };
+
+  const retention = async () => {
+    const cutoff = Date.now() - opts.config.retention_days * DAY_MS;
+    const until = Date.now() + 1000;
+    let total = 0;
+    try {
+      for (let n = 1; n > 0 && Date.now() < until && !stopping; total += n) n = await writer.retentionStep(cutoff, RETENTION_CHUNK);
+      // Done for now (or out of time for this turn: the next turn goes on).
+      if (total === 0 || Date.now() >= until) nextRetention = Date.now() + (total === 0 ? RETENTION_EVERY_MS : 0);
+      if (total > 0) log.info({ deleted: total, retention_days: opts.config.retention_days }, "deleted events older than the retention period");
+    } catch (e) {
+      nextRetention = Date.now() + RETENTION_EVERY_MS;
+      warn.warn("retention-failed", { err: (e as Error).message }, "deleting old events failed; trying again later");
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopping) {
+      if (Date.now() >= nextRetention) await retention();
+      let msg: JsMsg | null;
+      try {
+        msg = await consumer.next({ expires: PULL_EXPIRES_MS });
+      } catch (e) {
+        if (stopping || bus.nc.isClosed()) break;
+        warn.warn("pull-failed", { err: (e as Error).message }, "pulling batches from the bus fails; retrying");
+        await sleep(500);
+        continue;
+      }
+      if (msg === null) continue;
+      if (stopping) {
+        msg.nak();
+        break;
+      }
+      await handle(msg);
+    }
+  })();
+
+  log.info({ consumer: bus.names.writerConsumer }, "writer role started");
+  return {
+    stats,
+    problem: () => failing,
+    async stop() {
+      if (!stopping) {
+        stopping = true;
+        wakeUp?.();
+      }
+      await loop;
+      await sql.close().catch(() => {});
+    },
+  };
+}
+
+/**
+ * The stored events on the live feed, as the single-instance pipeline publishes them (toRecord,
+ * without geo): one message per (node, pot) of the batch, a JSON array of records.
+ */
+function publishFeed(bus: Pick<Bus, "nc" | "names">, b: WireBatch, done: ClusterCommit): void {
+  const sources = new Map(b.newSources.map((s) => [s.id, s]));
+  const types = new Map(b.newTypes.map((t) => [t.id, t.name]));
+  const ips = b.srcIps.split("\n");
+  const data = batchData(b);
+  const groups = new Map<string, { nodeId: string | null; potId: string | null; records: EventRecord[] }>();
+  for (let k = 0; k < done.stored.length; k++) {
+    const i = done.stored[k]!;
+    const s = sources.get(b.sourceId[i]!)!;
+    const ev = {
+      node_id: s.nodeId === null ? null : BigInt(s.nodeId),
+      pot_id: s.potId,
+      pot_type: s.potType,
+      event_type: types.get(b.typeId[i]!)!,
+      ts: b.ts[i]!,
+      src_ip: ips[i] || null,
+      text: data[i]!,
+    } as IngestEvent & { text: string };
+    const key = JSON.stringify([s.nodeId, s.potId]);
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { nodeId: s.nodeId, potId: s.potId, records: [] }));
+    g.records.push(toRecord(done.firstId + k, ev));
+  }
+  for (const g of groups.values()) bus.nc.publish(bus.names.feedSubject("PotEvent", g.nodeId, g.potId), stringify(g.records));
 }

@@ -100,7 +100,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const bus = new MessageBus();
   const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms, clusterBus !== null);
   const metrics = new CoreMetrics();
-  const clusterWriter = clusterBus ? (await import("../cluster/ingest-channel")).ingestChannel(clusterBus, log.child({ component: "ingest-channel" })) : undefined;
+  // Several instances: the pipeline's batches go to JetStream; writer instances store them.
+  const clusterWriter = clusterBus && stores.postgres ? (await import("../cluster/ingest-channel")).ingestChannel({ bus: clusterBus, dictionaries: stores.postgres.start.dictionaries }) : undefined;
   const ingest = createIngest({ db, postgres: stores.postgres, config, bus, registry, writer: clusterWriter, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
   const commandStore = stores.commands;
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));

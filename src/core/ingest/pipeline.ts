@@ -447,7 +447,13 @@ export class EventPipeline implements Ingest {
     }, this.opts.retryMs ?? 1000);
   }
 
-  private committed(b: Batch, firstId: number, countsPending: boolean): void {
+  /**
+   * `firstId` null: the writer gave no ids (a cluster's ingest instance, whose batches are
+   * stored in JetStream and committed to PostgreSQL by a writer instance, which publishes
+   * them on the live feed). Then no local feed publish and no commit listeners, and the log
+   * lines carry `"id":null`; the acknowledgements to senders are the same.
+   */
+  private committed(b: Batch, firstId: number | null, countsPending: boolean): void {
     this.inFlight--;
     if (this.writeError !== null) {
       this.log.info({ events: b.n }, "committing events works again");
@@ -459,7 +465,7 @@ export class EventPipeline implements Ingest {
     this.version++;
     if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, this.typeCounts(b));
     if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
-    if (b.events && this.opts.bus.wants("PotEvent")) {
+    if (firstId !== null && b.events && this.opts.bus.wants("PotEvent")) {
       for (let i = b.eventsFrom; i < b.n; i++) {
         const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
         if (rec.src_ip && this.opts.enrich) {
@@ -470,7 +476,7 @@ export class EventPipeline implements Ingest {
       }
     }
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
-    for (const l of this.commitListeners) l(firstId + b.n - 1);
+    if (firstId !== null) for (const l of this.commitListeners) l(firstId + b.n - 1);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
       // With nothing of the stream left in flight, every line it sent so far is settled
@@ -498,11 +504,11 @@ export class EventPipeline implements Ingest {
   }
 
   /** One log line per committed event, from the batch's columns and data bytes. */
-  private logBatch(b: Batch, firstId: number, line: EventLogger): void {
-    const fields = { id: 0, node_id: null as string | null, pot_id: null as string | null, pot_type: null as string | null, event_type: "", timestamp: "", src_ip: null as string | null };
+  private logBatch(b: Batch, firstId: number | null, line: EventLogger): void {
+    const fields = { id: 0 as number | null, node_id: null as string | null, pot_id: null as string | null, pot_type: null as string | null, event_type: "", timestamp: "", src_ip: null as string | null };
     for (let i = 0, from = 0; i < b.n; i++) {
       const source = this.sourceById[b.sourceId[i]!]!;
-      fields.id = firstId + i;
+      fields.id = firstId === null ? null : firstId + i;
       fields.node_id = source.nodeId;
       fields.pot_id = source.potId;
       fields.pot_type = source.potType;

@@ -25,7 +25,8 @@ export type WriterRequest =
   | { op: "close" };
 
 export interface WriteResult {
-  firstId: number;
+  /** The id of the batch's first event; null where the channel gives none (the cluster's ingest-channel.ts). */
+  firstId: number | null;
   countsPending: boolean;
 }
 

@@ -30,7 +30,26 @@ import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, d
 /** How the events of a batch reach the table: COPY (the default, faster) or INSERT ... SELECT FROM unnest(arrays). */
 export type PgWriteMode = "copy" | "insert";
 
-interface SegmentDelta {
+/** Events as the writer stores them: columns, addresses ("" for none) and data texts. */
+export interface Rows {
+  n: number;
+  ts: ArrayLike<number>;
+  sourceId: ArrayLike<number>;
+  typeId: ArrayLike<number>;
+  ips: string[];
+  data: string[];
+}
+
+/** What a batch adds to the segment summaries, worked out before its transaction. */
+export interface Prepared {
+  segs: SegmentDelta[];
+  newKeys: string[];
+  keyKinds: string[];
+  keyValues: number[];
+  keySegs: number[];
+}
+
+export interface SegmentDelta {
   seg: number;
   minTs: number;
   maxTs: number;
@@ -46,19 +65,42 @@ function copyText(s: string): string {
   return COPY_SPECIAL.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r")) : s;
 }
 
-const meta = (sql: SQL, key: string) => sql`select value::float8 as v from event_meta where key = ${key}`.then((r: { v: number }[]) => r[0]?.v ?? null);
+export const meta = (sql: SQL, key: string) => sql`select value::float8 as v from event_meta where key = ${key}`.then((r: { v: number }[]) => r[0]?.v ?? null);
+
+/** An event as read back for counting. */
+export interface StoredForCount {
+  ts: string;
+  type: string;
+  ip: string | null;
+  data: string;
+}
+
+/** Counts stored events. The data is parsed here rather than cast to jsonb: jsonb refuses some text JSON allows (\u0000). */
+export function countStored(counts: HourlyCounts, rows: StoredForCount[]): void {
+  for (const r of rows) {
+    const h = Math.floor(Number(r.ts) / HOUR_MS);
+    counts.add("event_type", h, r.type);
+    if (r.ip) counts.add("src_ip", h, r.ip);
+    let d: Record<string, unknown> = {};
+    try {
+      d = JSON.parse(r.data);
+    } catch {}
+    if (typeof d.username === "string") counts.add("username", h, d.username);
+    if (typeof d.password === "string") counts.add("password", h, d.password);
+  }
+}
 
 export class PgEventWriter {
-  private lastId = 0;
+  protected lastId = 0;
   private readonly typeNames = new Map<number, string>();
   private readonly counts = new HourlyCounts();
-  private readonly keysWritten = new Set<string>();
-  private bloom: { seg: number; bits: Uint8Array } | null = null;
-  private dailyThrough = 0;
-  private days = new Set<number>();
+  protected readonly keysWritten = new Set<string>();
+  protected bloom: { seg: number; bits: Uint8Array } | null = null;
+  protected dailyThrough = 0;
+  protected days = new Set<number>();
 
-  private constructor(
-    private readonly sql: SQL,
+  protected constructor(
+    protected readonly sql: SQL,
     readonly mode: PgWriteMode,
   ) {}
 
@@ -69,7 +111,7 @@ export class PgEventWriter {
     return w;
   }
 
-  private async load(): Promise<void> {
+  protected async load(): Promise<void> {
     const sql = this.sql;
     const [max] = await sql`select coalesce(max(id), 0)::float8 as m from events`;
     this.lastId = Math.max((await meta(sql, LAST_ID)) ?? 0, Number(max.m));
@@ -98,45 +140,9 @@ export class PgEventWriter {
   /** Commits one batch; returns the id of its first event (the others follow in order). */
   async write(b: EventBatch): Promise<number> {
     const firstId = this.lastId + 1;
-    const ips = b.srcIps.split("\n");
-    const data = batchData(b);
-    // Partitions first (DDL, in transactions of their own): the days this batch needs that
-    // are near enough to now; any other day goes to the default partition.
-    const today = Math.floor(Date.now() / DAY_MS);
-    for (let i = 0, last = -1; i < b.n; i++) {
-      const d = Math.floor(b.ts[i]! / DAY_MS);
-      if (d !== last && d <= today + MAX_DAYS_AHEAD && d >= today - MAX_DAYS_BEHIND) await this.ensureDay(d);
-      last = d;
-    }
-    const segs: SegmentDelta[] = [];
-    let cur: SegmentDelta | null = null;
-    for (let i = 0, id = firstId; i < b.n; i++, id++) {
-      const ts = b.ts[i]!;
-      const seg = Math.floor(id / SEG_SIZE);
-      if (cur === null || cur.seg !== seg) segs.push((cur = { seg, minTs: ts, maxTs: ts, count: 0, bloom: this.bloomOf(seg), types: new Set(), sources: new Set() }));
-      if (ts < cur.minTs) cur.minTs = ts;
-      if (ts > cur.maxTs) cur.maxTs = ts;
-      cur.count++;
-      cur.types.add(b.typeId[i]!);
-      cur.sources.add(b.sourceId[i]!);
-      if (ips[i]) bloomAdd(cur.bloom, ips[i]!);
-    }
-    const newKeys: string[] = [];
-    const keyKinds: string[] = [];
-    const keyValues: number[] = [];
-    const keySegs: number[] = [];
-    for (const s of segs) {
-      for (const [kind, values] of [["type", s.types], ["source", s.sources]] as const) {
-        for (const value of values) {
-          const k = `${s.seg}/${kind}/${value}`;
-          if (this.keysWritten.has(k)) continue;
-          newKeys.push(k);
-          keyKinds.push(kind);
-          keyValues.push(value);
-          keySegs.push(s.seg);
-        }
-      }
-    }
+    const rows: Rows = { n: b.n, ts: b.ts, sourceId: b.sourceId, typeId: b.typeId, ips: b.srcIps.split("\n"), data: batchData(b) };
+    await this.ensurePartitions(b.ts, b.n);
+    const prep = this.prepare(rows, firstId);
     const metaKeys = [...b.spools.map((s) => s[0]), LAST_ID];
     const metaValues = [...b.spools.map((s) => s[1]), firstId + b.n - 1];
     await this.sql.begin(async (tx) => {
@@ -154,44 +160,95 @@ export class PgEventWriter {
       // In the same transaction as the events: a position is stored exactly when its events are.
       await tx`insert into event_meta (key, value) select * from unnest(${tx.array(metaKeys, "TEXT")}::text[], ${tx.array(metaValues, "BIGINT")}::int8[])
         on conflict (key) do update set value = excluded.value`;
-      if (this.mode === "copy") await this.copyEvents(tx, b, firstId, ips, data);
-      else await this.insertEvents(tx, b, firstId, ips, data);
-      for (const s of segs) {
-        await tx`insert into event_segments (seg, min_ts, max_ts, count, ip_bloom) values (${s.seg}, ${s.minTs}, ${s.maxTs}, ${s.count}, ${Buffer.from(s.bloom)})
-          on conflict (seg) do update set min_ts = least(event_segments.min_ts, excluded.min_ts), max_ts = greatest(event_segments.max_ts, excluded.max_ts),
-            count = event_segments.count + excluded.count, ip_bloom = excluded.ip_bloom`;
-      }
-      if (keyKinds.length) {
-        await tx`insert into event_segment_keys (kind, value, seg)
-          select * from unnest(${tx.array(keyKinds, "TEXT")}::text[], ${tx.array(keyValues, "INT")}::int4[], ${tx.array(keySegs, "BIGINT")}::int8[])
-          on conflict do nothing`;
-      }
+      await this.insertRows(tx, rows, firstId, prep);
     });
-    if (this.keysWritten.size > 10_000) this.keysWritten.clear();
-    for (const k of newKeys) this.keysWritten.add(k);
-    this.lastId = firstId + b.n - 1;
+    this.committed(prep, firstId + b.n - 1);
     for (const t of b.newTypes) this.typeNames.set(t.id, t.name);
-    this.countBatch(b, ips);
+    this.countBatch(b, rows.ips);
     return firstId;
   }
 
-  private async copyEvents(tx: SQL, b: EventBatch, firstId: number, ips: string[], data: string[]): Promise<void> {
+  /** Partitions first (DDL, in transactions of their own): the days of these times near enough to now; any other goes to the default partition. */
+  protected async ensurePartitions(ts: ArrayLike<number>, n: number): Promise<void> {
+    const today = Math.floor(Date.now() / DAY_MS);
+    for (let i = 0, last = -1; i < n; i++) {
+      const d = Math.floor(ts[i]! / DAY_MS);
+      if (d !== last && d <= today + MAX_DAYS_AHEAD && d >= today - MAX_DAYS_BEHIND) await this.ensureDay(d);
+      last = d;
+    }
+  }
+
+  /** The segment summaries and new segment keys of rows that get ids from `firstId` on. */
+  protected prepare(r: Rows, firstId: number): Prepared {
+    const segs: SegmentDelta[] = [];
+    let cur: SegmentDelta | null = null;
+    for (let i = 0, id = firstId; i < r.n; i++, id++) {
+      const ts = r.ts[i]!;
+      const seg = Math.floor(id / SEG_SIZE);
+      if (cur === null || cur.seg !== seg) segs.push((cur = { seg, minTs: ts, maxTs: ts, count: 0, bloom: this.bloomOf(seg), types: new Set(), sources: new Set() }));
+      if (ts < cur.minTs) cur.minTs = ts;
+      if (ts > cur.maxTs) cur.maxTs = ts;
+      cur.count++;
+      cur.types.add(r.typeId[i]!);
+      cur.sources.add(r.sourceId[i]!);
+      if (r.ips[i]) bloomAdd(cur.bloom, r.ips[i]!);
+    }
+    const p: Prepared = { segs, newKeys: [], keyKinds: [], keyValues: [], keySegs: [] };
+    for (const s of segs) {
+      for (const [kind, values] of [["type", s.types], ["source", s.sources]] as const) {
+        for (const value of values) {
+          const k = `${s.seg}/${kind}/${value}`;
+          if (this.keysWritten.has(k)) continue;
+          p.newKeys.push(k);
+          p.keyKinds.push(kind);
+          p.keyValues.push(value);
+          p.keySegs.push(s.seg);
+        }
+      }
+    }
+    return p;
+  }
+
+  /** The events, their segment summaries and segment keys, in the caller's transaction. */
+  protected async insertRows(tx: SQL, r: Rows, firstId: number, p: Prepared): Promise<void> {
+    if (this.mode === "copy") await this.copyEvents(tx, r, firstId);
+    else await this.insertEvents(tx, r, firstId);
+    for (const s of p.segs) {
+      await tx`insert into event_segments (seg, min_ts, max_ts, count, ip_bloom) values (${s.seg}, ${s.minTs}, ${s.maxTs}, ${s.count}, ${Buffer.from(s.bloom)})
+        on conflict (seg) do update set min_ts = least(event_segments.min_ts, excluded.min_ts), max_ts = greatest(event_segments.max_ts, excluded.max_ts),
+          count = event_segments.count + excluded.count, ip_bloom = excluded.ip_bloom`;
+    }
+    if (p.keyKinds.length) {
+      await tx`insert into event_segment_keys (kind, value, seg)
+        select * from unnest(${tx.array(p.keyKinds, "TEXT")}::text[], ${tx.array(p.keyValues, "INT")}::int4[], ${tx.array(p.keySegs, "BIGINT")}::int8[])
+        on conflict do nothing`;
+    }
+  }
+
+  /** After the commit of prepared rows: what this writer remembers of them. */
+  protected committed(p: Prepared, lastId: number): void {
+    if (this.keysWritten.size > 10_000) this.keysWritten.clear();
+    for (const k of p.newKeys) this.keysWritten.add(k);
+    this.lastId = lastId;
+  }
+
+  private async copyEvents(tx: SQL, r: Rows, firstId: number): Promise<void> {
     let text = "";
-    for (let i = 0; i < b.n; i++) {
-      const ip = ips[i];
-      text += `${firstId + i}\t${b.ts[i]}\t${b.sourceId[i]}\t${b.typeId[i]}\t${ip ? copyText(ip) : "\\N"}\t${copyText(data[i]!)}\n`;
+    for (let i = 0; i < r.n; i++) {
+      const ip = r.ips[i];
+      text += `${firstId + i}\t${r.ts[i]}\t${r.sourceId[i]}\t${r.typeId[i]}\t${ip ? copyText(ip) : "\\N"}\t${copyText(r.data[i]!)}\n`;
     }
     const w = tx`copy events (id, ts, source_id, type_id, src_ip, data) from stdin`.writable().getWriter();
     await w.write(text);
     await w.close();
   }
 
-  private async insertEvents(tx: SQL, b: EventBatch, firstId: number, ips: string[], data: string[]): Promise<void> {
-    const ids = new Array<number>(b.n);
-    for (let i = 0; i < b.n; i++) ids[i] = firstId + i;
+  private async insertEvents(tx: SQL, r: Rows, firstId: number): Promise<void> {
+    const ids = new Array<number>(r.n);
+    for (let i = 0; i < r.n; i++) ids[i] = firstId + i;
     await tx`insert into events (id, ts, source_id, type_id, src_ip, data)
-      select * from unnest(${tx.array(ids, "BIGINT")}::int8[], ${tx.array(Array.from(b.ts), "BIGINT")}::int8[], ${tx.array(Array.from(b.sourceId), "INT")}::int4[],
-                           ${tx.array(Array.from(b.typeId), "INT")}::int4[], ${tx.array(ips.map((ip) => ip || null), "TEXT")}::text[], ${tx.array(data, "TEXT")}::text[])`;
+      select * from unnest(${tx.array(ids, "BIGINT")}::int8[], ${tx.array(Array.from(r.ts), "BIGINT")}::int8[], ${tx.array(Array.from(r.sourceId), "INT")}::int4[],
+                           ${tx.array(Array.from(r.typeId), "INT")}::int4[], ${tx.array(r.ips.map((ip) => ip || null), "TEXT")}::text[], ${tx.array(r.data, "TEXT")}::text[])`;
   }
 
   private bloomOf(seg: number): Uint8Array {
@@ -221,6 +278,16 @@ export class PgEventWriter {
   /** Writes the in-memory counts and moves the watermark to the last committed event. */
   async flushCounts(): Promise<void> {
     const through = this.lastId;
+    await this.sql.begin(async (tx) => {
+      await this.upsertCounts(tx, this.counts, this.dailyThrough);
+      await tx`insert into event_meta (key, value) values (${COUNTED_THROUGH}, ${through}) on conflict (key) do update set value = excluded.value`;
+    });
+    this.counts.clear();
+    await this.rollUpDay();
+  }
+
+  /** Adds counts to the hourly counters, and to the daily ones for days summed up already (through `dailyThrough`). */
+  protected async upsertCounts(tx: SQL, counts: HourlyCounts, dailyThrough: number): Promise<void> {
     // One row per key: an INSERT ... ON CONFLICT may not meet the same key twice.
     const hourly = new Map<string, [string, number, string, number]>();
     const daily = new Map<string, [string, number, string, number]>();
@@ -230,54 +297,52 @@ export class PgEventWriter {
       if (e) e[3] += n;
       else m.set(k, [kind, at, key, n]);
     };
-    for (const [kind, bucket, key, count] of this.counts.entries()) {
+    for (const [kind, bucket, key, count] of counts.entries()) {
       add(hourly, kind, bucket, key, count);
       const day = Math.floor(bucket / DAY_HOURS);
-      if (day <= this.dailyThrough) add(daily, kind, day, key, count);
+      if (day <= dailyThrough) add(daily, kind, day, key, count);
     }
     const cols = (m: typeof hourly) => {
       const v = [...m.values()];
       return [v.map((r) => r[0]), v.map((r) => r[1]), v.map((r) => r[2]), v.map((r) => r[3])] as const;
     };
-    await this.sql.begin(async (tx) => {
-      if (hourly.size) {
-        const [k, at, key, n] = cols(hourly);
-        await tx`insert into event_counts (kind, bucket, key, count)
-          select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
-          on conflict (kind, bucket, key) do update set count = event_counts.count + excluded.count`;
-      }
-      if (daily.size) {
-        const [k, at, key, n] = cols(daily);
-        await tx`insert into event_counts_daily (kind, day, key, count)
-          select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
-          on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
-      }
-      await tx`insert into event_meta (key, value) values (${COUNTED_THROUGH}, ${through}) on conflict (key) do update set value = excluded.value`;
-    });
-    this.counts.clear();
-    await this.rollUpDay();
+    if (hourly.size) {
+      const [k, at, key, n] = cols(hourly);
+      await tx`insert into event_counts (kind, bucket, key, count)
+        select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
+        on conflict (kind, bucket, key) do update set count = event_counts.count + excluded.count`;
+    }
+    if (daily.size) {
+      const [k, at, key, n] = cols(daily);
+      await tx`insert into event_counts_daily (kind, day, key, count)
+        select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
+        on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
+    }
   }
 
   /** Sums up the next finished day into event_counts_daily (as the SQLite writer does). */
   async rollUpDay(now = Date.now()): Promise<boolean> {
     const day = this.dailyThrough + 1;
     if (day >= Math.floor(now / HOUR_MS / DAY_HOURS)) return false;
-    const from = day * DAY_HOURS;
-    await this.sql.begin(async (tx) => {
-      await tx`
-        insert into event_counts_daily (kind, day, key, count)
-        select kind, ${day}, key, total from (
-          select kind, key, sum(count) as total,
-                 row_number() over (partition by kind order by sum(count) desc, key) as rank
-          from event_counts
-          where bucket >= ${from} and bucket < ${from + DAY_HOURS}
-          group by kind, key) r
-        where rank <= ${DAILY_KEYS}
-        on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
-      await tx`insert into event_meta (key, value) values (${DAILY_THROUGH}, ${day}) on conflict (key) do update set value = excluded.value`;
-    });
+    await this.sql.begin((tx) => this.rollUpIn(tx, day));
     this.dailyThrough = day;
     return true;
+  }
+
+  /** Sums up one day into event_counts_daily and moves the meta row, in the caller's transaction. */
+  protected async rollUpIn(tx: SQL, day: number): Promise<void> {
+    const from = day * DAY_HOURS;
+    await tx`
+      insert into event_counts_daily (kind, day, key, count)
+      select kind, ${day}, key, total from (
+        select kind, key, sum(count) as total,
+               row_number() over (partition by kind order by sum(count) desc, key) as rank
+        from event_counts
+        where bucket >= ${from} and bucket < ${from + DAY_HOURS}
+        group by kind, key) r
+      where rank <= ${DAILY_KEYS}
+      on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
+    await tx`insert into event_meta (key, value) values (${DAILY_THROUGH}, ${day}) on conflict (key) do update set value = excluded.value`;
   }
 
   private async startDailyThrough(): Promise<number> {
@@ -287,26 +352,13 @@ export class PgEventWriter {
     return day;
   }
 
-  /**
-   * Counts the events a crash left uncounted (those above the watermark). The data is parsed
-   * here rather than cast to jsonb: jsonb refuses some text JSON allows (\u0000).
-   */
-  private async recount(): Promise<void> {
+  /** Counts the events a crash left uncounted (those above the watermark). */
+  protected async recount(): Promise<void> {
     const through = (await meta(this.sql, COUNTED_THROUGH)) ?? 0;
     if (through >= this.lastId) return;
-    const rows: { ts: string; type: string; ip: string | null; data: string }[] = await this.sql`
+    const rows: StoredForCount[] = await this.sql`
       select e.ts, t.name as type, e.src_ip as ip, e.data from events e join event_types t on t.id = e.type_id where e.id > ${through}`;
-    for (const r of rows) {
-      const h = Math.floor(Number(r.ts) / HOUR_MS);
-      this.counts.add("event_type", h, r.type);
-      if (r.ip) this.counts.add("src_ip", h, r.ip);
-      let d: Record<string, unknown> = {};
-      try {
-        d = JSON.parse(r.data);
-      } catch {}
-      if (typeof d.username === "string") this.counts.add("username", h, d.username);
-      if (typeof d.password === "string") this.counts.add("password", h, d.password);
-    }
+    countStored(this.counts, rows);
     await this.flushCounts();
   }
 
@@ -339,9 +391,13 @@ export class PgEventWriter {
     return 0;
   }
 
+  /** Before retention rewrites segment summaries: nothing here (one writer); the cluster's writers serialize. */
+  protected async lockForFix(_tx: SQL): Promise<void> {}
+
   /** Recounts the segments that had events before `beforeMs`, forgetting those left empty. */
-  private async fixSegments(beforeMs: number): Promise<void> {
+  protected async fixSegments(beforeMs: number): Promise<void> {
     await this.sql.begin(async (tx) => {
+      await this.lockForFix(tx);
       const segs: { seg: string }[] = await tx`select seg from event_segments where min_ts < ${beforeMs}`;
       for (const { seg } of segs) {
         const lo = Number(seg) * SEG_SIZE;

@@ -7,7 +7,7 @@
  * drizzle-kit cannot declare that, so its migration (drizzle/pg/0000_*.sql) adds the
  * `PARTITION BY RANGE (ts)` clause and the default partition by hand.
  */
-import { bigint, bigserial, customType, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, bigserial, customType, index, integer, pgTable, primaryKey, text, unique } from "drizzle-orm/pg-core";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 const ms = (name: string) => bigint(name, { mode: "number" });
@@ -77,12 +77,35 @@ export const events = pgTable(
   (t) => [index("events_id").on(t.id), index("events_ts").using("brin", t.ts)],
 );
 
-export const eventSources = pgTable("event_sources", {
-  id: integer("id").primaryKey(),
-  nodeId: text("node_id"),
-  potId: text("pot_id"),
-  potType: text("pot_type"),
-});
+/**
+ * Unique by natural key (nulls equal): the writers of a cluster map each ingest instance's own
+ * source ids to these by value (cluster/writer-role.ts).
+ */
+export const eventSources = pgTable(
+  "event_sources",
+  {
+    id: integer("id").primaryKey(),
+    nodeId: text("node_id"),
+    potId: text("pot_id"),
+    potType: text("pot_type"),
+  },
+  (t) => [unique("event_sources_natural").on(t.nodeId, t.potId, t.potType).nullsNotDistinct()],
+);
+
+/**
+ * The idempotency key of every stored event of a cluster (cluster/wire.ts `eventKeys`): a
+ * writer inserts a batch's keys first and stores only the events whose key was new, so a
+ * batch delivered twice, or an event sent again, is stored once. `ts` is the event's time,
+ * for retention; a BRIN index keeps deleting by it cheap on the insert path.
+ */
+export const eventKeys = pgTable(
+  "event_keys",
+  {
+    key: bigint("key", { mode: "bigint" }).primaryKey(),
+    ts: ms("ts").notNull(),
+  },
+  (t) => [index("event_keys_ts").using("brin", t.ts)],
+);
 
 export const eventTypes = pgTable("event_types", {
   id: integer("id").primaryKey(),
