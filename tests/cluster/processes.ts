@@ -31,7 +31,7 @@ export async function spawnCore(o: CoreProcessOptions): Promise<CoreProcess> {
   const p = { node: 0, api: 0, ws: 0, event: 0, ...o.ports };
   const args = ["core", "--db", o.db, "--bus", o.bus, "--cluster", o.cluster, "--roles", o.roles ?? "ingest,api,proxy,writer", "--host", "127.0.0.1"];
   args.push("--node-port", String(p.node), "--api-port", String(p.api), "--ws-port", String(p.ws), "--event-port", String(p.event));
-  args.push("--log-level", "info", "--log-events=false", "--api-rate-per-minute", "0", ...(o.args ?? []));
+  args.push("--log-level", "info", "--log-events=false", ...(o.args ?? []));
   const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], { cwd: ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const logs: any[] = [];
   const started = Promise.withResolvers<any>();
