@@ -16,6 +16,9 @@ import type { WriterChannel } from "../core/ingest/writer";
 import type { Bus } from "./connect";
 import { encodeBatch, eventKeys, type WireDictionary } from "./wire";
 
+/** Room left in each message for its headers (the message id) and the padding of its columns. */
+const HEADER_ROOM = 8 * 1024;
+
 export interface IngestChannelOptions {
   bus: Pick<Bus, "nc" | "js" | "names" | "instance">;
   /** The dictionaries the pipeline starts from (the same object it is given); later entries come with the batches. */
@@ -54,7 +57,8 @@ export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
       if (failed) return Promise.reject(new Error("skipped: an earlier batch failed and must be written first"));
       let published: Promise<number>;
       try {
-        const maxBytes = opts.maxBytes ?? bus.nc.info?.max_payload ?? 1024 * 1024;
+        // The message id header and the columns' alignment count towards max_payload too.
+        const maxBytes = opts.maxBytes ?? (bus.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
         published = publishAll(encodeBatch(batch, eventKeys(batch, dict), dict, maxBytes));
       } catch (e) {
         published = Promise.reject(e);

@@ -119,10 +119,20 @@ export class AckedProducer {
     const closed = Promise.withResolvers<void>();
     const first = this.acked + 1;
     this.text = "";
+    let pending: Buffer = Buffer.alloc(0);
+    // The socket takes what it can; the rest goes when it drains.
+    const pump = (s: import("bun").Socket<undefined>) => {
+      while (pending.length > 0) {
+        const n = s.write(pending);
+        if (n <= 0) return;
+        pending = pending.subarray(n);
+      }
+    };
     const sock = await Bun.connect({
       hostname: "127.0.0.1",
       port,
       socket: {
+        drain: (s) => pump(s),
         data: (_s, chunk) => {
           this.text += chunk.toString();
           let nl: number;
@@ -142,9 +152,10 @@ export class AckedProducer {
       },
     });
     this.sock = sock;
-    let out = `${JSON.stringify({ version: 2, message: { EventStreamHello: { acks: true, spool_id: this.spoolId, first_seq: first } } })}\n`;
+    let out = `${JSON.stringify({ version: 2, message: { EventStreamHello: { acks: true, spool_id: this.spoolId, first_seq: first - 1 } } })}\n`;
     for (let s = first; s <= n; s++) out += `${this.line(s)}\n`;
-    sock.write(out);
+    pending = Buffer.from(out);
+    pump(sock);
     return closed.promise;
   }
 }
