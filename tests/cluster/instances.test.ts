@@ -88,7 +88,9 @@ describe("three instances", () => {
     const node = await startNode({ core: `127.0.0.1:${b.ports.node},127.0.0.1:${c.ports.node}`, events: `127.0.0.1:${b.ports.event},127.0.0.1:${c.ports.event}`, data: data.path, name: "roamer", relay_port: 0, ...FAST }, logger);
     try {
       const nodeUrl = `${a.api}/api/v1/nodes/${node.nodeId}`;
-      await until(async () => (await getJson(nodeUrl)).body?.status === "Connected", "the node Connected in A's REST");
+      // A real node reports itself Running once registered.
+      const live = (status: string) => status === "Connected" || status === "Running";
+      await until(async () => live((await getJson(nodeUrl)).body?.status), "the node live in A's REST");
       await b.kill("SIGKILL");
       // Presence: B's beats stop, C takes the registration.
       await until(async () => {
@@ -100,7 +102,8 @@ describe("three instances", () => {
         }, "the command's result");
         return done.status === "succeeded" ? done : null;
       }, "a command from A to reach the node on C", 3000);
-      expect((await getJson(nodeUrl)).body.status).toBe("Connected");
+      expect(live((await getJson(nodeUrl)).body.status)).toBe(true);
+      expect(c.logs.some((l) => l.msg === "node registered" && l.node_id === String(node.nodeId))).toBe(true);
     } finally {
       await node.stop();
     }

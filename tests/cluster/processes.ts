@@ -87,6 +87,7 @@ export class AckedProducer {
     private readonly ports: () => number[],
     private readonly line: (seq: number) => string,
     readonly spoolId = crypto.randomUUID().replaceAll("-", "").slice(0, 16),
+    private readonly window = 2000,
   ) {}
 
   /** Sends events up to `n` (and again after each reconnect); resolves once all of them are acknowledged. */
@@ -94,12 +95,14 @@ export class AckedProducer {
     const deadline = Date.now() + timeoutMs;
     while (this.acked < n) {
       if (Date.now() > deadline) throw new Error(`producer: only ${this.acked} of ${n} events acknowledged`);
-      const closed = await this.connect(n).catch(() => null);
-      if (!closed) {
+      // An object around the promise: awaiting the promise itself would wait for the close.
+      const conn = await this.connect(n).catch(() => null);
+      if (!conn) {
+        this.reconnects++;
         await Bun.sleep(200);
         continue;
       }
-      await Promise.race([closed, this.untilAcked(n)]);
+      await Promise.race([conn.closed, this.untilAcked(n)]);
       if (this.acked < n) {
         this.reconnects++;
         this.sock?.end();
@@ -113,27 +116,35 @@ export class AckedProducer {
     while (this.acked < n && this.sock) await Bun.sleep(20);
   }
 
-  private async connect(n: number): Promise<Promise<void>> {
+  private async connect(n: number): Promise<{ closed: Promise<void> }> {
     const list = this.ports();
     const port = list[this.target++ % list.length]!;
     const closed = Promise.withResolvers<void>();
     const first = this.acked + 1;
-    this.text = "";
+    let next = first;
     let pending: Buffer = Buffer.alloc(0);
-    // The socket takes what it can; the rest goes when it drains.
-    const pump = (s: import("bun").Socket<undefined>) => {
-      while (pending.length > 0) {
-        const n = s.write(pending);
-        if (n <= 0) return;
-        pending = pending.subarray(n);
+    this.text = "";
+    // At most `window` events unacknowledged, as a node's forwarder sends its spool; the
+    // socket takes what it can, the rest goes when it drains.
+    const fill = (s: import("bun").Socket<undefined>) => {
+      for (;;) {
+        while (pending.length > 0) {
+          const k = s.write(pending);
+          if (k <= 0) return;
+          pending = pending.subarray(k);
+        }
+        if (next > n || next > this.acked + this.window) return;
+        let out = "";
+        for (; next <= n && next <= this.acked + this.window; next++) out += `${this.line(next)}\n`;
+        pending = Buffer.from(out);
       }
     };
     const sock = await Bun.connect({
       hostname: "127.0.0.1",
       port,
       socket: {
-        drain: (s) => pump(s),
-        data: (_s, chunk) => {
+        drain: (s) => fill(s),
+        data: (s, chunk) => {
           this.text += chunk.toString();
           let nl: number;
           while ((nl = this.text.indexOf("\n")) >= 0) {
@@ -143,6 +154,7 @@ export class AckedProducer {
             // Acks count lines of this connection: line L is spool event first + L - 1.
             if (typeof seq === "number") this.acked = Math.max(this.acked, first + seq - 1);
           }
+          fill(s);
         },
         close: () => {
           this.sock = null;
@@ -152,10 +164,8 @@ export class AckedProducer {
       },
     });
     this.sock = sock;
-    let out = `${JSON.stringify({ version: 2, message: { EventStreamHello: { acks: true, spool_id: this.spoolId, first_seq: first - 1 } } })}\n`;
-    for (let s = first; s <= n; s++) out += `${this.line(s)}\n`;
-    pending = Buffer.from(out);
-    pump(sock);
-    return closed.promise;
+    pending = Buffer.from(`${JSON.stringify({ version: 2, message: { EventStreamHello: { acks: true, spool_id: this.spoolId, first_seq: first - 1 } } })}\n`);
+    fill(sock);
+    return { closed: closed.promise };
   }
 }
