@@ -53,8 +53,8 @@ function entryOf<T>(m: Map<number, T>, id: number, what: string): T {
 
 /**
  * The idempotency key of each event: a 64-bit hash (wyhash) of its source (node, pot, pot
- * type), event type, time and data bytes. Two events that agree on all of it are the same
- * event to the store (a sender cannot tell them apart either).
+ * type), event type, time, source address and data bytes. Two events that agree on all of it
+ * are the same event to the store (a sender cannot tell them apart either).
  */
 export function eventKeys(b: EventBatch, dict: WireDictionary): BigInt64Array {
   const keys = new BigInt64Array(b.n);
@@ -62,6 +62,7 @@ export function eventKeys(b: EventBatch, dict: WireDictionary): BigInt64Array {
   const tsBytes = new Uint8Array(8);
   const tsView = new DataView(tsBytes.buffer);
   const prefixes = new Map<number, bigint>();
+  const ips = b.srcIps.split("\n");
   for (let i = 0, from = 0; i < b.n; i++) {
     const s = b.sourceId[i]!;
     const t = b.typeId[i]!;
@@ -76,7 +77,9 @@ export function eventKeys(b: EventBatch, dict: WireDictionary): BigInt64Array {
     }
     tsView.setFloat64(0, b.ts[i]!, true);
     const to = b.dataEnds[i]!;
-    keys[i] = BigInt.asIntN(64, BigInt(Bun.hash.wyhash(data.subarray(from, to), BigInt(Bun.hash.wyhash(tsBytes, prefix)))));
+    // The address is a column of its own, not in the data: two attackers' same line differ by it.
+    const seed = BigInt(Bun.hash.wyhash(ips[i] ?? "", BigInt(Bun.hash.wyhash(tsBytes, prefix))));
+    keys[i] = BigInt.asIntN(64, BigInt(Bun.hash.wyhash(data.subarray(from, to), seed)));
     from = to;
   }
   return keys;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { stringify } from "../../src/protocol/json";
-import { BIG_ID, EventStreamClient, getJson, startTestCore, until, type TestCore } from "../helpers";
+import { BIG_ID, EventStreamClient, getJson, settled, startTestCore, until, type TestCore } from "../helpers";
 
 const T0 = Date.parse("2026-11-20T00:00:00Z");
 const HOUR = 3_600_000;
@@ -10,6 +10,7 @@ async function ingest(core: TestCore, lines: string[]): Promise<void> {
   using c = await EventStreamClient.connect(core.ports.event, { acks: true });
   c.send(lines);
   await c.ack(lines.length);
+  await settled(core);
 }
 
 const ids = async (core: TestCore, query: string) => {

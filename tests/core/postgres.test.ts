@@ -11,7 +11,8 @@ import { PG_ADMIN_URL, PG_START_HINT, scratchDatabase } from "../helpers/postgre
 
 const FILES = ["tests/core/api.test.ts", "tests/core/events-api.test.ts", "tests/core/commands.test.ts"];
 
-test("the API, events and commands tests pass on PostgreSQL", async () => {
+/** Runs the files in a child `bun test` with the backend switch set; fails with its report. */
+async function runOn(backend: "postgres" | "cluster", files: string[]) {
   const probe = new SQL(PG_ADMIN_URL, { max: 1, connectionTimeout: 5 });
   try {
     await probe`select 1`;
@@ -20,13 +21,19 @@ test("the API, events and commands tests pass on PostgreSQL", async () => {
   } finally {
     await probe.close().catch(() => {});
   }
-  const proc = Bun.spawn([BUN, "test", "--timeout", "120000", ...FILES], { cwd: ROOT, env: { ...process.env, HONEYBEE_TEST_DB: "postgres" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BUN, "test", "--timeout", "120000", ...files], { cwd: ROOT, env: { ...process.env, HONEYBEE_TEST_DB: backend }, stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const report = out + err;
   // The whole report on failure: which test, and why.
   if (code !== 0) console.error(report);
-  expect({ code, failed: /^\s*(\d+) fail$/m.exec(report)?.[1], ran: /Ran (\d+) tests across 3 files/.exec(report) !== null }).toEqual({ code: 0, failed: "0", ran: true });
-});
+  expect({ code, failed: /^\s*(\d+) fail$/m.exec(report)?.[1], ran: new RegExp(`Ran (\\d+) tests across ${files.length} files`).test(report) }).toEqual({ code: 0, failed: "0", ran: true });
+}
+
+test("the API, events and commands tests pass on PostgreSQL", () => runOn("postgres", FILES));
+
+// Each test Core alone in a cluster of its own name on the machine's NATS: its events go
+// through JetStream and its writer role (docs/scale-out.md). The node channel's too.
+test("the API, events, commands and node channel tests pass on PostgreSQL + NATS JetStream", () => runOn("cluster", [...FILES, "tests/core/node-channel.test.ts"]));
 
 /** `honeybee core` as an operator starts it, on port 0 everywhere; resolves once it listens. */
 async function honeybeeCore(db: string) {

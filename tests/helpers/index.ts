@@ -6,7 +6,7 @@ import { startCore, type CoreHandle } from "../../src/core";
 import type { CoreConfig } from "../../src/config";
 import { silentLogger } from "../../src/log";
 import { parseWithIds, stringify } from "../../src/protocol/json";
-import { onPostgres, testDatabase } from "./postgres";
+import { onCluster, onPostgres, testDatabase } from "./postgres";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -22,9 +22,11 @@ export type TestCore = CoreHandle & { api: string; ws: string; [Symbol.asyncDisp
 export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger = silentLogger()): Promise<TestCore> {
   // The PostgreSQL switch (tests/helpers/postgres.ts): a database of its own unless one is given.
   const pg = onPostgres() && overrides.db === undefined ? await testDatabase() : null;
+  // HONEYBEE_TEST_DB=cluster: the same Core with all its roles, its events through JetStream.
+  const cluster = pg && onCluster() && overrides.bus === undefined ? { bus: process.env.NATS_URL ?? "nats://127.0.0.1:4222", cluster: `t${process.pid}x${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}` } : {};
   let core: CoreHandle;
   try {
-    core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: pg?.url ?? ":memory:", log_events: false, api_rate_per_minute: 0, ws_commands_per_minute: 0, ...overrides }, logger);
+    core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: pg?.url ?? ":memory:", log_events: false, api_rate_per_minute: 0, ws_commands_per_minute: 0, ...cluster, ...overrides }, logger);
   } catch (e) {
     await pg?.drop();
     throw e;
@@ -32,12 +34,34 @@ export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger 
   if (pg) {
     const stop = core.stop;
     let stopped: Promise<void> | null = null;
-    core = Object.assign(core, { stop: () => (stopped ??= stop().finally(() => pg.drop())) });
+    const bus = core.cluster?.bus;
+    const dropStream = async () => {
+      if (!("cluster" in cluster) || !bus) return;
+      const { dropCluster } = await import("../cluster/cluster-helpers");
+      await dropCluster(cluster.cluster as string, cluster.bus).catch(() => {});
+    };
+    core = Object.assign(core, { stop: () => (stopped ??= stop().finally(() => Promise.all([pg.drop(), dropStream()]))) });
   }
   return Object.assign(core, {
     api: `http://127.0.0.1:${core.ports.api}`,
     ws: `ws://127.0.0.1:${core.ports.ws}`,
     [Symbol.asyncDispose]: () => core.stop(),
+  });
+}
+
+/**
+ * Waits until what Core acknowledged is also readable. Alone, an EventAck follows the commit;
+ * in a cluster (HONEYBEE_TEST_DB=cluster) it follows JetStream's, and a writer commits after.
+ */
+export async function settled(core: { api: string; cluster?: unknown }): Promise<void> {
+  if (!core.cluster) return;
+  let last = "";
+  await until(async () => {
+    const r = await getJson(`${core.api}/api/v1/stats`);
+    last = r.text;
+    return r.body && r.body.total_events >= r.body.ingest.committed;
+  }, "the writers to store what was acknowledged").catch((e) => {
+    throw new Error(`${(e as Error).message}; stats: ${last.slice(0, 300)}`);
   });
 }
 

@@ -13,7 +13,9 @@ import { openPgDatabase } from "../../src/db/pg";
 
 export const PG_ADMIN_URL = process.env.PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-export const onPostgres = (): boolean => process.env.HONEYBEE_TEST_DB === "postgres";
+/** `postgres`: every test Core on PostgreSQL; `cluster`: on PostgreSQL and the machine's NATS, alone in a cluster of its own name. */
+export const onPostgres = (): boolean => process.env.HONEYBEE_TEST_DB === "postgres" || process.env.HONEYBEE_TEST_DB === "cluster";
+export const onCluster = (): boolean => process.env.HONEYBEE_TEST_DB === "cluster";
 
 export const PG_START_HINT = "start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start";
 
