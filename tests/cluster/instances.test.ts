@@ -108,4 +108,20 @@ describe("three instances", () => {
       await node.stop();
     }
   });
+  test("a node whose instance dies without a successor becomes Unknown on the others (presence)", async () => {
+    using data = tempDir();
+    const logger = createLogger("warn", { destination: { write: () => {} } });
+    const node = await startNode({ core: `127.0.0.1:${c.ports.node}`, data: data.path, name: "orphan", relay_port: 0, ...FAST }, logger);
+    try {
+      const nodeUrl = `${a.api}/api/v1/nodes/${node.nodeId}`;
+      await until(async () => (await getJson(nodeUrl)).body?.status === "Running", "the node Running in A's REST");
+      await c.kill("SIGKILL");
+      // Three missed beats of 2 s.
+      await until(async () => (await getJson(nodeUrl)).body?.status === "Unknown", "the node Unknown in A's REST", 2000);
+      const sent = await getJson(`${nodeUrl}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ GetInstalledPots: null }) });
+      expect({ status: sent.status, code: sent.body.error?.code }).toEqual({ status: 409, code: "node_not_connected" });
+    } finally {
+      await node.stop();
+    }
+  });
 });
