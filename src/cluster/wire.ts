@@ -303,9 +303,11 @@ export function decodeBatch(bytes: Uint8Array): WireBatch {
   at = align8(at);
   need(n * PER_EVENT_BYTES + dataLen, "the columns");
   if (at + n * PER_EVENT_BYTES + dataLen !== len) throw new WireError(`not an event batch: ${len - at - n * PER_EVENT_BYTES - dataLen} bytes too many`);
-  // Copies: the message's bytes need not be aligned for typed arrays.
+  // Copies: the message's bytes need not be aligned for typed arrays. Uint8Array's own slice:
+  // a Buffer's (the NATS client may hand one) is a view into a shared pool.
+  const copy = (from: number, to: number) => Uint8Array.prototype.slice.call(bytes, from, to).buffer as ArrayBuffer;
   const col = (bytesPer: number) => {
-    const part = bytes.slice(at, at + bytesPer * n).buffer;
+    const part = copy(at, at + bytesPer * n);
     at += bytesPer * n;
     return part;
   };
@@ -314,7 +316,7 @@ export function decodeBatch(bytes: Uint8Array): WireBatch {
   const sourceId = new Int32Array(col(4));
   const typeId = new Int32Array(col(4));
   const dataEnds = new Int32Array(col(4));
-  const data = bytes.slice(at, at + dataLen).buffer as ArrayBuffer;
+  const data = copy(at, at + dataLen);
   // What the writer relies on: every id has its entry, data ends grow within the data, one address per event.
   const sourceSet = new Set(sources.map((s) => s.id));
   const typeSet = new Set(types.map((t) => t.id));
