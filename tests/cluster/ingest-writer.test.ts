@@ -83,7 +83,7 @@ test("a batch published twice, and events sent again, are stored once", () =>
     try {
       // Capture what the ingest side publishes, to publish it again under a new message id.
       const copies: Uint8Array[] = [];
-      const tap = bus.nc.subscribe(bus.names.ingestAll, { callback: (_e, m) => copies.push(m.data.slice()) });
+      const tap = bus.nc.subscribe(bus.names.ingestAll, { callback: (_e, m) => void copies.push(m.data.slice()) });
       const ingest = ingestPipeline(bus, { batchSize: 50 });
       for (const e of sampleEvents(200)) ingest.submit(e, source);
       await ingest.flush();
