@@ -20,9 +20,12 @@ export interface IngestChannelOptions {
   bus: Pick<Bus, "nc" | "js" | "names" | "instance">;
   /** The dictionaries the pipeline starts from (the same object it is given); later entries come with the batches. */
   dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
-  /** Largest message, default the server's `max_payload` (for tests that cut batches small). */
+  /** Largest message body, default the server's `max_payload` less room for headers (tests cut batches small). */
   maxBytes?: number;
 }
+
+/** A message's headers count against max_payload too: the message id's header, and room to spare. */
+const HEADER_ROOM = 1024;
 
 export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
   const { bus } = opts;
@@ -54,7 +57,7 @@ export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
       if (failed) return Promise.reject(new Error("skipped: an earlier batch failed and must be written first"));
       let published: Promise<number>;
       try {
-        const maxBytes = opts.maxBytes ?? bus.nc.info?.max_payload ?? 1024 * 1024;
+        const maxBytes = opts.maxBytes ?? (bus.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
         published = publishAll(encodeBatch(batch, eventKeys(batch, dict), dict, maxBytes));
       } catch (e) {
         published = Promise.reject(e);

@@ -161,6 +161,30 @@ test("a writer stopped mid-stream finishes its batch; the other stores the rest,
     }
   }));
 
+test("a batch larger than the server's max_payload goes in several messages and is stored whole", () =>
+  withCluster(async ({ bus, pg }) => {
+    const writer = await startWriterRole({ bus, pgUrl: pg.url, config: { retention_days: 0 }, logger: silentLogger() });
+    try {
+      const ingest = ingestPipeline(bus, { batchSize: 3000 });
+      const pad = "x".repeat(1000);
+      const events = sampleEvents(3000).map((e) => ({ ...e, pad }));
+      const published: number[] = [];
+      const tap = bus.nc.subscribe(bus.names.ingestAll, { callback: (_e, m) => void published.push(m.data.length) });
+      for (const e of events) ingest.submit(e, source);
+      await ingest.flush();
+      expect(ingest.problem()).toBeNull();
+      await until(() => writer.stats.stored === 3000, "3000 stored");
+      tap.unsubscribe();
+      expect(published.length).toBeGreaterThanOrEqual(3);
+      expect(Math.max(...published)).toBeLessThanOrEqual(bus.nc.info!.max_payload);
+      const [r] = await pg.sql`select count(*)::int as n, count(distinct data)::int as d from events`;
+      expect(r).toEqual({ n: 3000, d: 3000 });
+      await ingest.stop();
+    } finally {
+      await writer.stop();
+    }
+  }));
+
 test("a message on the ingest subject that is not a batch is logged and dropped; the writer goes on", () =>
   withCluster(async ({ bus, pg }) => {
     const lines: string[] = [];
