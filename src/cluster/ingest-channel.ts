@@ -8,8 +8,8 @@
  * A publish that fails (the bus unreachable, the stream full, no PubAck in time) fails the
  * write: the pipeline retries the batch as after a failed database write, and /health says
  * why meanwhile (the pipeline's own `problem`). Each message has an id made of this instance
- * and its content, the same when the pipeline sends the batch again, so JetStream keeps one copy of a retried publish
- * (duplicate window); the events' keys make a later replay harmless too.
+ * and its content, the same when the pipeline sends the batch again, so JetStream keeps one
+ * copy of a retried publish (duplicate window); the events' keys make a later replay harmless too.
  */
 import type { SourceEntry, TypeEntry } from "../db/event-store";
 import type { WriterChannel } from "../core/ingest/writer";

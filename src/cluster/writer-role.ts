@@ -180,7 +180,8 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     stats.batches++;
     stats.stored += done.stored.length;
     stats.duplicates += batch.n - done.stored.length;
-    if (done.stored.length > 0) publishFeed(bus, batch, done);
+    // Built while the next batch's commit waits on PostgreSQL, rather than before it starts.
+    if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done));
   };
 
   const retention = async () => {
