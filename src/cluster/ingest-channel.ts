@@ -8,24 +8,24 @@
  * A publish that fails (the bus unreachable, the stream full, no PubAck in time) fails the
  * write: the pipeline retries the batch as after a failed database write, and /health says
  * why meanwhile (the pipeline's own `problem`). Each message has an id made of this instance
- * and its content, the same when the pipeline sends the batch again, so JetStream keeps one copy of a retried publish
- * (duplicate window); the events' keys make a later replay harmless too.
+ * and its content, the same when the pipeline sends the batch again, so JetStream keeps one
+ * copy of a retried publish (duplicate window); the events' keys make a later replay harmless too.
  */
 import type { SourceEntry, TypeEntry } from "../db/event-store";
 import type { WriterChannel } from "../core/ingest/writer";
 import type { Bus } from "./connect";
 import { encodeBatch, eventKeys, type WireDictionary } from "./wire";
 
-/** Room left in each message for its headers (the message id) and the padding of its columns. */
-const HEADER_ROOM = 8 * 1024;
-
 export interface IngestChannelOptions {
   bus: Pick<Bus, "nc" | "js" | "names" | "instance">;
   /** The dictionaries the pipeline starts from (the same object it is given); later entries come with the batches. */
   dictionaries: { sources: SourceEntry[]; types: TypeEntry[] };
-  /** Largest message, default the server's `max_payload` (for tests that cut batches small). */
+  /** Largest message body, default the server's `max_payload` less room for headers (tests cut batches small). */
   maxBytes?: number;
 }
+
+/** A message's headers count against max_payload too: the message id's header, and room to spare. */
+const HEADER_ROOM = 1024;
 
 export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
   const { bus } = opts;

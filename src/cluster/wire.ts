@@ -306,9 +306,9 @@ export function decodeBatch(bytes: Uint8Array): WireBatch {
   at = align8(at);
   need(n * PER_EVENT_BYTES + dataLen, "the columns");
   if (at + n * PER_EVENT_BYTES + dataLen !== len) throw new WireError(`not an event batch: ${len - at - n * PER_EVENT_BYTES - dataLen} bytes too many`);
-  // Copies: the message's bytes need not be aligned for typed arrays. (`new Uint8Array(view)`
-  // copies; a Node Buffer's `slice` would not, and NATS may hand over a Buffer.)
-  const copy = (from: number, to: number) => new Uint8Array(bytes.subarray(from, to)).buffer as ArrayBuffer;
+  // Copies: the message's bytes need not be aligned for typed arrays. Uint8Array's own slice:
+  // a Buffer's (the NATS client may hand one) is a view into a shared pool.
+  const copy = (from: number, to: number) => Uint8Array.prototype.slice.call(bytes, from, to).buffer as ArrayBuffer;
   const col = (bytesPer: number) => {
     const part = copy(at, at + bytesPer * n);
     at += bytesPer * n;

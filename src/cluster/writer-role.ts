@@ -44,6 +44,8 @@ export interface WriterRoleOptions {
   mode?: PgWriteMode;
   /** First and largest pause between attempts at a failing commit. */
   retryMs?: { first: number; max: number };
+  /** Test hook: awaited after each commit, before the acknowledgement (a test kills the writer there). */
+  afterCommit?: (commit: ClusterCommit) => Promise<void>;
 }
 
 export interface WriterRoleStats {
@@ -153,7 +155,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     } catch (e) {
       stats.rejected++;
       warn.warn("bad-batch", { subject: msg.subject, seq: msg.seq, bytes: msg.data.length, err: (e as Error).message }, "dropped a message on the ingest subject that is not an event batch");
-      msg.term("not an event batch");
+      msg.term(); // No reason: servers before 2.10.4 ignore a "+TERM" that carries one.
       return;
     }
     const working = setInterval(() => msg.working(), WORKING_EVERY_MS);
@@ -163,7 +165,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     } catch (e) {
       stats.rejected++;
       log.error({ seq: msg.seq, events: batch.n, err: (e as Error).message }, "PostgreSQL refuses a batch of events: dropped");
-      msg.term("refused by the database");
+      msg.term();
       return;
     } finally {
       clearInterval(working);
@@ -173,11 +175,13 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
       msg.nak();
       return;
     }
+    if (opts.afterCommit) await opts.afterCommit(done);
     msg.ack();
     stats.batches++;
     stats.stored += done.stored.length;
     stats.duplicates += batch.n - done.stored.length;
-    if (done.stored.length > 0) publishFeed(bus, batch, done);
+    // Built while the next batch's commit waits on PostgreSQL, rather than before it starts.
+    if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done));
   };
 
   const retention = async () => {
