@@ -38,6 +38,8 @@ describe("bun run bench cluster", () => {
     }
     // The feed: 200 events to each of 4 subscribers.
     expect(out).toMatch(/\|\s*200\s*\|\s*800 \/ 800\s*\|/);
+    // Every event on the bus once, from the writers.
+    expect(out).toMatch(/\|\s*200\s*\|\s*200 \/ 200\s*\|/);
     // Every deployment's cluster name starts with the bench process's pid (clusterName): none is left on NATS.
     expect((await streamNames()).filter((n) => n.startsWith(`t${proc.pid}x`))).toEqual([]);
   }, 240_000);
