@@ -22,7 +22,9 @@
  * Env: BENCH_CLUSTER_EVENTS (200000) events per throughput configuration; BENCH_CLUSTER_NAIVE
  * (3000) events of the naive baseline; BENCH_CLUSTER_CONNECTIONS (2) per producer;
  * BENCH_CLUSTER_OVERLOAD_S (10); BENCH_CLUSTER_FEED_RATE (2000) events/s and
- * BENCH_CLUSTER_FEED_S (10); BENCH_CLUSTER_SUBSCRIBERS (100); NATS_URL
+ * BENCH_CLUSTER_FEED_S (10); BENCH_CLUSTER_SUBSCRIBERS (100); BENCH_CLUSTER_FEED_ROLES (the roles
+ * of A;B;C, every role for each by default); BENCH_CLUSTER_PARTS (throughput,overload,feed; the
+ * overload without throughput needs BENCH_CLUSTER_OVERLOAD_RATE, its asked rate); NATS_URL
  * (nats://127.0.0.1:4222); PG_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { SQL } from "bun";
@@ -44,6 +46,11 @@ const FEED_RATE = Number(process.env.BENCH_CLUSTER_FEED_RATE ?? 2000);
 const FEED_S = Number(process.env.BENCH_CLUSTER_FEED_S ?? 10);
 const SUBSCRIBERS = Number(process.env.BENCH_CLUSTER_SUBSCRIBERS ?? 100);
 const ALL_ROLES = "ingest,api,proxy,writer";
+const PARTS = (process.env.BENCH_CLUSTER_PARTS ?? "throughput,overload,feed").split(",");
+// Without the throughput part, the overload's "one writer's rate" must be given.
+const OVERLOAD_RATE = Number(process.env.BENCH_CLUSTER_OVERLOAD_RATE ?? 0) / 2;
+// The feed's instances A, B and C: every role by default; e.g. "ingest,api,proxy,writer;api,proxy;api,proxy" for one writer.
+const FEED_ROLES = (process.env.BENCH_CLUSTER_FEED_ROLES ?? `${ALL_ROLES};${ALL_ROLES};${ALL_ROLES}`).split(";");
 // Producers of one run must not send the same events: the writers would store them once.
 const PRODUCER_SPAN_MS = 1e9;
 
@@ -224,7 +231,8 @@ async function overload(rate: number) {
 
 /** Step 4: A, B and C with every role; subscribers on B and C, events to A at FEED_RATE. */
 async function feed() {
-  const d = await deploy([ALL_ROLES, ALL_ROLES, ALL_ROLES]);
+  if (FEED_ROLES.length !== 3) throw new Error("BENCH_CLUSTER_FEED_ROLES: three role lists (A;B;C)");
+  const d = await deploy(FEED_ROLES);
   const [a, b, c] = d.procs.map((p) => p.core) as [CoreProcess, CoreProcess, CoreProcess];
   const subs: { proc: Bun.Subprocess<"pipe", "pipe", "inherit">; out: ReturnType<typeof lineReader>; count: number }[] = [];
   // The writers' feed messages as they leave for the proxies: the latency up to there is the
@@ -261,6 +269,8 @@ async function feed() {
       s.proc.stdin.end();
       results.push(JSON.parse((await s.out.rest()).trim().split("\n").pop()!) as { received: number; latencies: number[] });
     }
+    // Batches the ingest side sealed: at a moderate rate they are small, and each is one commit.
+    const messages = (await (await jetstreamManager(nc)).streams.info(d.names.eventStream)).state.last_seq;
     const lat = results.flatMap((r) => r.latencies).sort((x, y) => x - y);
     const bus = atBus.sort((x, y) => x - y);
     const q = (xs: number[], f: number) => xs[Math.min(xs.length - 1, Math.floor(f * xs.length))] ?? Number.NaN;
@@ -271,6 +281,7 @@ async function feed() {
       p50: q(lat, 0.5),
       p99: q(lat, 0.99),
       max: lat.at(-1) ?? Number.NaN,
+      messages,
       bus: { n: bus.length, p50: q(bus, 0.5), p99: q(bus, 0.99), max: bus.at(-1) ?? Number.NaN },
     };
   } finally {
@@ -284,50 +295,66 @@ const x = (r: number, base: number) => `${(r / base).toFixed(1)}x`;
 const ms = (v: number) => v.toFixed(1);
 
 export async function benchCluster(): Promise<string> {
-  const naiveBatches = batches(NAIVE_N);
-  const before = await naive(naiveBatches, NAIVE_N);
-  const runs: Throughput[] = [];
-  for (const [i, w] of [
-    [1, 1],
-    [2, 1],
-    [1, 2],
-    [2, 2],
-  ] as const)
-    runs.push(await throughput(i, w));
-  const one = runs[0]!;
-  const lag = await overload(Math.round(2 * one.committed));
-  const f = await feed();
-  // The baseline again at the end, the better of the two kept: the machine's load changes
-  // during the run, and the better baseline gives the smaller (safer) ratios.
-  const base = Math.max(before, await naive(naiveBatches, NAIVE_N));
-  await closeTestDatabases();
-  const rows: (string | number)[][] = [["naive: one process, one INSERT per event (better of first and last)", NAIVE_N, "", base, "1.0x", "", "", "", ""]];
-  for (const r of runs) rows.push([r.name, N, r.acked, r.committed, x(r.committed, base), r.p99 === null ? "" : ms(r.p99), r.cpuIngest.toFixed(1), r.cpuWriter.toFixed(1), r.cpuPg === null ? "n/a" : r.cpuPg.toFixed(1)]);
-  return [
-    `Cluster on this machine's PostgreSQL and NATS, every instance its own \`honeybee core\` process, 2 cores shared with other work (expect ±20% between runs); ` +
-      `${CONNECTIONS} producer connections per ingest instance, acks on (an EventAck = stored in JetStream); committed = rows counted in PostgreSQL; ` +
-      `CPU = user + system time of that role's processes per event (PostgreSQL: the backends serving the run's database, not its WAL writer or checkpointer).`,
-    "",
-    table(["configuration", "events", "acked events/s", "committed events/s", "vs naive", "ack p99 ms", "ingest CPU µs/event", "writer CPU µs/event", "PostgreSQL CPU µs/event"], rows),
-    "",
-    `Writer lag, 1 ingest + 1 writer fed at 2x its committed rate (${lag.rate.toLocaleString("en-US")} events/s asked, ${Math.round(lag.offered).toLocaleString("en-US")} offered, ` +
-      `${Math.round(lag.acked).toLocaleString("en-US")} acked) for ${OVERLOAD_S} s:`,
-    "",
-    table(
-      ["events", "peak pending messages (num_pending + num_ack_pending)", "events per message", "peak events offered but not committed", "drain time after the producer stopped, s"],
-      [[lag.total, lag.peakPending, lag.perMessage.toFixed(0), lag.peakBehind, lag.drainS.toFixed(1)]],
-    ),
-    "",
-    `Feed across instances: 3 instances with every role, ${SUBSCRIBERS} WebSocket subscribers on B and C (?kinds=PotEvent), ${FEED_RATE.toLocaleString("en-US")} events/s to A for ${FEED_S} s; latency = receive − send time (every 10th frame):`,
-    "",
-    table(
-      ["where", "events", "received / expected", "p50 ms", "p99 ms", "max ms"],
-      [
-        ["WebSocket subscribers on B and C (frames)", f.total, `${f.received.toLocaleString("en-US")} / ${f.expected.toLocaleString("en-US")}`, ms(f.p50), ms(f.p99), ms(f.max)],
-        ["the writers' feed messages on NATS (events)", f.total, `${f.bus.n.toLocaleString("en-US")} / ${f.total.toLocaleString("en-US")}`, ms(f.bus.p50), ms(f.bus.p99), ms(f.bus.max)],
-      ],
-    ),
-  ].join("\n");
+  const out: string[] = [];
+  let oneWriter = OVERLOAD_RATE;
+  if (PARTS.includes("throughput")) {
+    const naiveBatches = batches(NAIVE_N);
+    const before = await naive(naiveBatches, NAIVE_N);
+    const runs: Throughput[] = [];
+    for (const [i, w] of [
+      [1, 1],
+      [2, 1],
+      [1, 2],
+      [2, 2],
+    ] as const)
+      runs.push(await throughput(i, w));
+    oneWriter ||= runs[0]!.committed;
+    // The baseline again at the end, the better of the two kept: the machine's load changes
+    // during the run, and the better baseline gives the smaller (safer) ratios.
+    const base = Math.max(before, await naive(naiveBatches, NAIVE_N));
+    await closeTestDatabases();
+    const rows: (string | number)[][] = [["naive: one process, one INSERT per event (better of first and last)", NAIVE_N, "", base, "1.0x", "", "", "", ""]];
+    for (const r of runs) rows.push([r.name, N, r.acked, r.committed, x(r.committed, base), r.p99 === null ? "" : ms(r.p99), r.cpuIngest.toFixed(1), r.cpuWriter.toFixed(1), r.cpuPg === null ? "n/a" : r.cpuPg.toFixed(1)]);
+    out.push(
+      `Cluster on this machine's PostgreSQL and NATS, every instance its own \`honeybee core\` process, 2 cores shared with other work (expect ±20% between runs); ` +
+        `${CONNECTIONS} producer connections per ingest instance, acks on (an EventAck = stored in JetStream); committed = rows counted in PostgreSQL; ` +
+        `CPU = user + system time of that role's processes per event (PostgreSQL: the backends serving the run's database, not its WAL writer or checkpointer).`,
+      "",
+      table(["configuration", "events", "acked events/s", "committed events/s", "vs naive", "ack p99 ms", "ingest CPU µs/event", "writer CPU µs/event", "PostgreSQL CPU µs/event"], rows),
+      "",
+    );
+  }
+  if (PARTS.includes("overload")) {
+    if (!oneWriter) throw new Error("BENCH_CLUSTER_PARTS without throughput: set BENCH_CLUSTER_OVERLOAD_RATE (events/s) for the overload");
+    const lag = await overload(Math.round(2 * oneWriter));
+    out.push(
+      `Writer lag, 1 ingest + 1 writer fed at 2x its committed rate (${lag.rate.toLocaleString("en-US")} events/s asked, ${Math.round(lag.offered).toLocaleString("en-US")} offered, ` +
+        `${Math.round(lag.acked).toLocaleString("en-US")} acked) for ${OVERLOAD_S} s:`,
+      "",
+      table(
+        ["events", "peak pending messages (num_pending + num_ack_pending)", "events per message", "peak events offered but not committed", "drain time after the producer stopped, s"],
+        [[lag.total, lag.peakPending, lag.perMessage.toFixed(0), lag.peakBehind, lag.drainS.toFixed(1)]],
+      ),
+      "",
+    );
+  }
+  if (PARTS.includes("feed")) {
+    const f = await feed();
+    out.push(
+      `Feed across instances: 3 instances with roles ${FEED_ROLES.join(" / ")}, ${SUBSCRIBERS} WebSocket subscribers on B and C (?kinds=PotEvent), ${FEED_RATE.toLocaleString("en-US")} events/s to A for ${FEED_S} s; latency = receive − send time (every 10th frame):`,
+      "",
+      table(
+        ["where", "events", "received / expected", "p50 ms", "p99 ms", "max ms"],
+        [
+          ["WebSocket subscribers on B and C (frames)", f.total, `${f.received.toLocaleString("en-US")} / ${f.expected.toLocaleString("en-US")}`, ms(f.p50), ms(f.p99), ms(f.max)],
+          ["the writers' feed messages on NATS (events)", f.total, `${f.bus.n.toLocaleString("en-US")} / ${f.total.toLocaleString("en-US")}`, ms(f.bus.p50), ms(f.bus.p99), ms(f.bus.max)],
+        ],
+      ),
+      "",
+      `${f.messages.toLocaleString("en-US")} JetStream messages (${(f.total / f.messages).toFixed(1)} events per message, each one transaction of a writer).`,
+    );
+  }
+  return out.join("\n").trimEnd();
 }
 
 if (import.meta.main) console.log(await benchCluster());
