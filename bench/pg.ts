@@ -25,7 +25,7 @@ const BATCH = 4096;
 const NAIVE_N = Math.min(N, 3000);
 
 /** The batches the pipeline would hand the writer, built once. */
-function batches(n: number): EventBatch[] {
+export function batches(n: number): EventBatch[] {
   const line = eventLines(7, Date.now() - n);
   const out: EventBatch[] = [];
   const enc = new TextEncoder();
@@ -80,8 +80,11 @@ async function pgRun(mode: PgWriteMode, bs: EventBatch[]): Promise<number> {
   }
 }
 
-/** One INSERT per event, each its own transaction: what a first attempt would do. */
-async function naive(bs: EventBatch[]): Promise<number> {
+/**
+ * One INSERT per event, each its own transaction: what a first attempt would do. Writes the
+ * first `limit` events of `bs` into Core's own (migrated) events table; returns events/s.
+ */
+export async function naive(bs: EventBatch[], limit = NAIVE_N): Promise<number> {
   const db = await scratchDatabase("hb_bench");
   try {
     await (await openPgDatabase(db.url, 1)).$client.close();
@@ -96,7 +99,7 @@ async function naive(bs: EventBatch[]): Promise<number> {
         const to = b.dataEnds[i]!;
         await sql`insert into events (id, ts, source_id, type_id, src_ip, data) values (${++id}, ${b.ts[i]}, 1, 1, ${ips[i] || null}, ${all.slice(from, to)})`;
         from = to;
-        if (id >= NAIVE_N) break outer;
+        if (id >= limit) break outer;
       }
     }
     const s = (performance.now() - t0) / 1000;

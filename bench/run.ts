@@ -2,7 +2,8 @@ export {};
 /**
  * `bun run bench`: every benchmark, each reported as ratios to a baseline measured in the same
  * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`;
- * `bun run bench growth` (database growth, long) runs only when named.
+ * `bun run bench growth` (database growth, long), `pg` and `cluster` (need PostgreSQL, and NATS)
+ * run only when named.
  * Sizes are set by environment variables; see each part's header.
  */
 const parts = process.argv.slice(2);
@@ -32,6 +33,13 @@ if (parts.includes("pg")) {
   const { benchPg } = await import("./pg");
   console.log("## PostgreSQL event writer (COPY vs multi-row INSERT, naive baseline, SQLite)\n");
   console.log(await benchPg());
+  console.log();
+}
+if (parts.includes("cluster")) {
+  // Needs PostgreSQL and NATS JetStream (docs/scale-out.md): only when named.
+  const { benchCluster } = await import("./cluster");
+  console.log("## Cluster (ingest and writer processes on PostgreSQL and NATS; writer lag under overload; feed across instances)\n");
+  console.log(await benchCluster());
   console.log();
 }
 if (want("feed")) {
