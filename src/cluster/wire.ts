@@ -346,3 +346,86 @@ export function checkPayloadRoom(maxMessageBytes: number, maxPayload: number): s
     ? null
     : `max_message_bytes (${maxMessageBytes}) leaves no room in a message of the bus (max_payload ${maxPayload} bytes, about 4 KiB of it for the envelope): lower max_message_bytes or raise the NATS servers' max_payload`;
 }
+
+/**
+ * Several decoded messages as one batch, for one transaction when a writer is behind (one
+ * commit per message would cap it at PostgreSQL's commit rate, however small the batches).
+ * Each message numbers its sources and types its own way (each ingest instance has its own
+ * dictionary): they are renumbered by natural key. Credential counts travel along when every
+ * message had its own; otherwise the writer counts them from the data.
+ */
+export function mergeBatches(parts: WireBatch[]): WireBatch {
+  if (parts.length === 1) return parts[0]!;
+  let n = 0;
+  let dataLen = 0;
+  for (const p of parts) {
+    n += p.n;
+    dataLen += p.data.byteLength;
+  }
+  const ts = new Float64Array(n);
+  const sourceId = new Int32Array(n);
+  const typeId = new Int32Array(n);
+  const dataEnds = new Int32Array(n);
+  const keys = new BigInt64Array(n);
+  const data = new Uint8Array(dataLen);
+  const sourceIds = new Map<string, number>();
+  const typeIds = new Map<string, number>();
+  const newSources: SourceEntry[] = [];
+  const newTypes: TypeEntry[] = [];
+  const spools = new Map<string, number>();
+  const ips: string[] = [];
+  const creds: unknown[] = [];
+  let credsComplete = true;
+  for (let k = 0, at = 0, bytes = 0; k < parts.length; k++) {
+    const p = parts[k]!;
+    const sourceMap = new Map<number, number>();
+    for (const s of p.newSources) {
+      const natural = JSON.stringify([s.nodeId, s.potId, s.potType]);
+      let id = sourceIds.get(natural);
+      if (id === undefined) {
+        sourceIds.set(natural, (id = newSources.length + 1));
+        newSources.push({ ...s, id });
+      }
+      sourceMap.set(s.id, id);
+    }
+    const typeMap = new Map<number, number>();
+    for (const t of p.newTypes) {
+      let id = typeIds.get(t.name);
+      if (id === undefined) {
+        typeIds.set(t.name, (id = newTypes.length + 1));
+        newTypes.push({ id, name: t.name });
+      }
+      typeMap.set(t.id, id);
+    }
+    ts.set(p.ts, at);
+    keys.set(p.keys, at);
+    for (let i = 0; i < p.n; i++) {
+      sourceId[at + i] = sourceMap.get(p.sourceId[i]!)!;
+      typeId[at + i] = typeMap.get(p.typeId[i]!)!;
+      dataEnds[at + i] = bytes + p.dataEnds[i]!;
+    }
+    data.set(new Uint8Array(p.data), bytes);
+    if (p.n > 0) ips.push(p.srcIps);
+    for (const [key, pos] of p.spools) spools.set(key, Math.max(spools.get(key) ?? 0, pos));
+    if (p.credsComplete) {
+      if (p.credCounts) creds.push(...(JSON.parse(p.credCounts) as unknown[]));
+    } else credsComplete = false;
+    at += p.n;
+    bytes += p.data.byteLength;
+  }
+  return {
+    n,
+    ts,
+    sourceId,
+    typeId,
+    srcIps: ips.join("\n"),
+    data: data.buffer,
+    dataEnds,
+    credCounts: credsComplete && creds.length ? JSON.stringify(creds) : "",
+    newSources,
+    newTypes,
+    spools: [...spools],
+    keys,
+    credsComplete,
+  };
+}

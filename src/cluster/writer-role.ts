@@ -21,7 +21,7 @@ import type { Logger } from "../log";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { stringify } from "../protocol/json";
 import type { Bus } from "./connect";
-import { decodeBatch, type WireBatch } from "./wire";
+import { decodeBatch, mergeBatches, type WireBatch } from "./wire";
 
 /** How long JetStream waits for an acknowledgement before giving a batch to another writer. */
 export const ACK_WAIT_MS = 10_000;
@@ -32,6 +32,8 @@ const RETENTION_CHUNK = 2000;
 const DAY_MS = 86_400_000;
 /** Pull wait: how long `stop` may wait for a pull under way. */
 const PULL_EXPIRES_MS = 1000;
+/** Most messages one transaction takes when the writer is behind (each holds up to a whole pipeline batch). */
+const MAX_MESSAGES_PER_COMMIT = 16;
 /** While a batch is worked on (a long commit, commits that fail), JetStream is told so this often. */
 const WORKING_EVERY_MS = Math.floor(ACK_WAIT_MS / 3);
 
@@ -125,8 +127,8 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
       };
     });
 
-  /** Commits one message; false when stopping gave up on it (handed back to JetStream). */
-  const commit = async (msg: JsMsg, batch: WireBatch): Promise<ClusterCommit | null> => {
+  /** Commits messages as one transaction; null when stopping gave up on them (handed back to JetStream). */
+  const commit = async (msgs: JsMsg[], batch: WireBatch): Promise<ClusterCommit | null> => {
     for (let pause = retry.first; ; pause = Math.min(pause * 2, retry.max)) {
       try {
         const done = await writer.writeShared(batch);
@@ -141,46 +143,68 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
         if (failing === null) log.error({ err, events: batch.n }, "committing events to PostgreSQL fails: this writer is unhealthy and retries; the events wait in JetStream");
         failing = `committing events to PostgreSQL fails: ${err}`;
         if (stopping) return null;
-        msg.working();
+        for (const m of msgs) m.working();
         await sleep(pause);
         if (stopping) return null;
       }
     }
   };
 
-  const handle = async (msg: JsMsg): Promise<void> => {
-    let batch: WireBatch;
+  /** Decodes a message; a message that is not a batch is dropped (terminated) here. */
+  const decode = (msg: JsMsg): WireBatch | null => {
     try {
-      batch = decodeBatch(msg.data);
+      return decodeBatch(msg.data);
     } catch (e) {
       stats.rejected++;
       warn.warn("bad-batch", { subject: msg.subject, seq: msg.seq, bytes: msg.data.length, err: (e as Error).message }, "dropped a message on the ingest subject that is not an event batch");
       msg.term(); // No reason: servers before 2.10.4 ignore a "+TERM" that carries one.
-      return;
+      return null;
     }
-    const working = setInterval(() => msg.working(), WORKING_EVERY_MS);
+  };
+
+  /**
+   * Commits the messages waiting, as one transaction, then acknowledges them. When PostgreSQL
+   * refuses the lot, each is tried alone, so only the message at fault is dropped.
+   */
+  const handle = async (msgs: JsMsg[]): Promise<void> => {
+    const taken: { msg: JsMsg; batch: WireBatch }[] = [];
+    for (const msg of msgs) {
+      const batch = decode(msg);
+      if (batch) taken.push({ msg, batch });
+    }
+    if (taken.length === 0) return;
+    const batch = mergeBatches(taken.map((t) => t.batch));
+    const all = taken.map((t) => t.msg);
+    const working = setInterval(() => {
+      for (const m of all) m.working();
+    }, WORKING_EVERY_MS);
     let done: ClusterCommit | null;
     try {
-      done = await commit(msg, batch);
+      done = await commit(all, batch);
     } catch (e) {
+      if (taken.length > 1) {
+        clearInterval(working);
+        for (const t of taken) await handle([t.msg]);
+        return;
+      }
       stats.rejected++;
-      log.error({ seq: msg.seq, events: batch.n, err: (e as Error).message }, "PostgreSQL refuses a batch of events: dropped");
-      msg.term();
+      log.error({ seq: all[0]!.seq, events: batch.n, err: (e as Error).message }, "PostgreSQL refuses a batch of events: dropped");
+      all[0]!.term();
       return;
     } finally {
       clearInterval(working);
     }
     if (done === null) {
-      // Stopping while PostgreSQL fails: another writer (or this one, restarted) takes it now.
-      msg.nak();
+      // Stopping while PostgreSQL fails: another writer (or this one, restarted) takes them now.
+      for (const m of all) m.nak();
       return;
     }
     if (opts.afterCommit) await opts.afterCommit(done);
-    msg.ack();
-    stats.batches++;
+    for (const m of all) m.ack();
+    stats.batches += all.length;
     stats.stored += done.stored.length;
     stats.duplicates += batch.n - done.stored.length;
-    // Built while the next batch's commit waits on PostgreSQL, rather than before it starts.
+    // Built while the next commit waits on PostgreSQL, rather than before it starts.
     if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done));
   };
 
@@ -199,25 +223,44 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     }
   };
 
+  // Messages arrive into a queue (up to max_ack_pending are outstanding); each turn commits
+  // whatever waits, so a writer that is behind catches up in larger transactions.
+  const queue: JsMsg[] = [];
+  let arrived: (() => void) | null = null;
+  const messages = await consumer.consume({
+    max_messages: MAX_ACK_PENDING,
+    expires: PULL_EXPIRES_MS * 5,
+    callback: (m) => {
+      queue.push(m);
+      arrived?.();
+    },
+  });
+  const nextMessages = () =>
+    queue.length > 0 || stopping
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          arrived = () => {
+            arrived = null;
+            resolve();
+          };
+        });
+  const retentionTimer = setInterval(() => arrived?.(), PULL_EXPIRES_MS);
   const loop = (async () => {
     while (!stopping) {
       if (Date.now() >= nextRetention) await retention();
-      let msg: JsMsg | null;
+      await nextMessages();
+      if (stopping) break;
+      if (queue.length === 0) continue;
+      const taken = queue.splice(0, MAX_MESSAGES_PER_COMMIT);
       try {
-        msg = await consumer.next({ expires: PULL_EXPIRES_MS });
+        await handle(taken);
       } catch (e) {
-        if (stopping || bus.nc.isClosed()) break;
-        warn.warn("pull-failed", { err: (e as Error).message }, "pulling batches from the bus fails; retrying");
-        await sleep(500);
-        continue;
+        // Not the database's answer (that is handled): a fault here. The messages come back after ack_wait.
+        log.error({ err: (e as Error).message, messages: taken.length }, "handling batches from the bus failed; they are delivered again");
       }
-      if (msg === null) continue;
-      if (stopping) {
-        msg.nak();
-        break;
-      }
-      await handle(msg);
     }
+    // What was delivered and not committed goes back at once, not after ack_wait.
+    for (const m of queue.splice(0)) m.nak();
   })();
 
   log.info({ consumer: bus.names.writerConsumer }, "writer role started");
@@ -228,6 +271,9 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
       if (!stopping) {
         stopping = true;
         wakeUp?.();
+        arrived?.();
+        clearInterval(retentionTimer);
+        await messages.close().catch(() => {});
       }
       await loop;
       await sql.close().catch(() => {});
@@ -262,5 +308,31 @@ function publishFeed(bus: Pick<Bus, "nc" | "names">, b: WireBatch, done: Cluster
     if (!g) groups.set(key, (g = { nodeId: s.nodeId, potId: s.potId, records: [] }));
     g.records.push(toRecord(done.firstId + k, ev));
   }
-  for (const g of groups.values()) bus.nc.publish(bus.names.feedSubject("PotEvent", g.nodeId, g.potId), stringify(g.records));
+  // Each message under the servers' max_payload: a big batch of one pot goes as several.
+  const limit = (bus.nc.info?.max_payload ?? 1024 * 1024) - 1024;
+  for (const g of groups.values()) {
+    const subject = bus.names.feedSubject("PotEvent", g.nodeId, g.potId);
+    let parts: string[] = [];
+    let size = 2;
+    const send = () => {
+      if (parts.length === 0) return;
+      try {
+        bus.nc.publish(subject, `[${parts.join(",")}]`);
+      } catch {
+        // The bus is closing or away: the feed is live only, the events are stored.
+      }
+      parts = [];
+      size = 2;
+    };
+    for (const r of g.records) {
+      const text = stringify(r);
+      const bytes = Buffer.byteLength(text) + 1;
+      if (size + bytes > limit) send();
+      // A record too large for a message of its own is left out of the feed (it is stored).
+      if (2 + bytes > limit) continue;
+      parts.push(text);
+      size += bytes;
+    }
+    send();
+  }
 }

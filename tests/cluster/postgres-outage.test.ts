@@ -31,8 +31,9 @@ test("PostgreSQL down for 10 s: ingest keeps acknowledging into JetStream, the w
   const ingest = await spawnCore({ db: url, bus: NATS_URL, cluster, roles: "ingest,api" });
   const writer = await spawnCore({ db: url, bus: NATS_URL, cluster, roles: "writer" });
   procs.push(ingest, writer);
-  const n = 30_000;
-  const producer = new AckedProducer(() => [ingest.ports.event], numbered("outage"));
+  const n = 100_000;
+  // A small window paces the producer (an acknowledgement per batch), so it is still sending once PostgreSQL is down.
+  const producer = new AckedProducer(() => [ingest.ports.event], numbered("outage"), undefined, 500);
   const running = producer.run(n, 120_000);
   await until(() => producer.acked > 1000, "events flowing");
   await pg.stop();
