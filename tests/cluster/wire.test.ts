@@ -1,6 +1,6 @@
 /** The batch codec between ingest and writer instances (src/cluster/wire.ts). */
 import { expect, test } from "bun:test";
-import { checkPayloadRoom, decodeBatch, encodeBatch, eventKeys, WireError, type WireDictionary } from "../../src/cluster/wire";
+import { checkPayloadRoom, decodeBatch, encodeBatch, eventKeys, mergeBatches, WireError, type WireDictionary } from "../../src/cluster/wire";
 import { batchData, type EventBatch, type SourceEntry, type TypeEntry } from "../../src/db/event-store";
 
 const BIG = "18446744073709551557";
@@ -143,4 +143,31 @@ test("bytes that are not a batch are refused with a WireError, never a crash", (
       expect(e).toBeInstanceOf(WireError);
     }
   }
+});
+
+test("messages merged for one commit keep every event, renumber each message's own dictionary, and sum their counts", () => {
+  const one = decodeBatch(encodeBatch(sample(), eventKeys(sample(), dict), dict, 1 << 20)[0]!);
+  // A second ingest instance numbers its sources and types otherwise: its 1 is the first's 3.
+  const otherSources: SourceEntry[] = [{ ...sources[2]!, id: 1 }, { ...sources[0]!, id: 9 }];
+  const otherTypes: TypeEntry[] = [{ id: 1, name: "dionaea.connection" }, { id: 2, name: "other.kind" }];
+  const otherDict: WireDictionary = { sources: new Map(otherSources.map((x) => [x.id, x])), types: new Map(otherTypes.map((t) => [t.id, t])) };
+  const b2 = batch(
+    [
+      [1_700_000_000_010, 1, 1, "198.51.100.1", '{"x":1}'],
+      [1_700_000_000_011, 9, 2, "", '{"x":2}'],
+    ],
+    { credCounts: '[["password",472222,[["123456",2]]]]', spools: [[`spool:${BIG}:main`, 40], [`spool:${BIG}:other`, 7]] },
+  );
+  const two = decodeBatch(encodeBatch(b2, eventKeys(b2, otherDict), otherDict, 1 << 20)[0]!);
+  const merged = mergeBatches([one, two]);
+  const named = (b: typeof one) => rows(b).map((r) => ({ ...r, source: r.source && { nodeId: r.source.nodeId, potId: r.source.potId, potType: r.source.potType } }));
+  expect(named(merged)).toEqual([...named(one), ...named(two)]);
+  expect([...merged.keys]).toEqual([...one.keys, ...two.keys]);
+  expect(merged.newSources.length).toBe(3);
+  expect(new Set(merged.newTypes.map((t) => t.name))).toEqual(new Set(["cowrie.login.failed", "dionaea.connection", "other.kind"]));
+  expect(merged.spools.sort()).toEqual([[`spool:${BIG}:main`, 42], [`spool:${BIG}:other`, 7]]);
+  expect(merged.credsComplete).toBe(true);
+  expect(JSON.parse(merged.credCounts)).toEqual([["username", 472222, [["root", 1]]], ["password", 472222, [["123456", 2]]]]);
+  // One message without its own counts: the writer counts the whole lot from the data.
+  expect(mergeBatches([one, { ...two, credsComplete: false }]).credsComplete).toBe(false);
 });
