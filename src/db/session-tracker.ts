@@ -59,7 +59,7 @@ class Entry {
 
 /**
  * New session rows per INSERT statement, with positional placeholders filled from one reused
- * array (the events' technique, see ROWS_PER_INSERT in event-store.ts): in the bench's worst
+ * array (the events' technique, see ROWS_PER_INSERT in event-writer.ts): in the bench's worst
  * case, every event a new session, this halved the writer's cost of a session row.
  */
 const ROWS_PER_INSERT = 32;
