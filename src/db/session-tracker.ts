@@ -163,6 +163,9 @@ export class SessionTracker {
     this.uncommitted = true;
     const batch = ++this.batch;
     const touched: Entry[] = [];
+    // The segment as text, for new entries' `segs` (one segment per 4096 events).
+    let segOf = -1;
+    let segText = "";
     for (let i = 0; i < n; i++) {
       const text = data[i]!;
       const session = sessionText(text);
@@ -180,8 +183,14 @@ export class SessionTracker {
         // Another source's session of the same id stays in the chain.
         e.other = head;
         this.known.set(session, e);
-      }
-      if (e.batch !== batch) {
+        // Most sessions of attack traffic are new ones of a single event: begun here, without
+        // `begin` resetting what the constructor just set.
+        e.batch = batch;
+        e.srcIp = ips[i] || null;
+        e.startTs = e.endTs = t;
+        e.firstEventId = id;
+        touched.push(e);
+      } else if (e.batch !== batch) {
         begin(e, batch, id, t, ips[i] || null);
         touched.push(e);
         if (!e.fresh) {
@@ -196,7 +205,8 @@ export class SessionTracker {
       e.lastEventId = id;
       e.events++;
       if (seg !== e.lastSeg) {
-        e.segs += e.segs === "" && e.fresh ? `${seg}` : `,${seg}`;
+        if (seg !== segOf) segText = String((segOf = seg));
+        e.segs = e.segs === "" && e.fresh ? segText : `${e.segs},${segText}`;
         e.lastSeg = seg;
       }
       switch (kinds[typeIds[i]!] ?? Kind.Other) {
