@@ -8,7 +8,8 @@
  * - ingest rate of BENCH_GROWTH_EVENTS more events through the real event socket (with acks),
  *   next to the same ingest into an empty database, interleaved (BENCH_GROWTH_ROUNDS rounds,
  *   medians): the ratio grown/empty shows what the size costs, whatever the machine's load;
- * - REST latency through real HTTP (median of BENCH_GROWTH_QUERIES requests after one warm-up):
+ * - REST latency through real HTTP (median of BENCH_GROWTH_QUERIES requests after one warm-up,
+ *   each right after one event was committed, so that no events page comes from Core's memory):
  *   the latest page, the source address seen once (every page until next_cursor is null:
  *   the pages the bounded scan needs), an event type filter (first page of a 3% type), stats
  *   over 24 h and 7 days, and GET /health as the floor of an HTTP round trip.
@@ -31,7 +32,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../src/db";
-import { ADDRESS_COUNT, addressOf, eventLinesOf } from "./ingest-events";
+import { ADDRESS_COUNT, NODE_ID, addressOf, eventLinesOf } from "./ingest-events";
 import { BUN, median, startCoreOn, table } from "./lib";
 
 const SIZES = (process.env.BENCH_GROWTH_SIZES ?? "1e6,10e6,30e6").split(",").map((s) => Math.round(Number(s)));
@@ -114,11 +115,48 @@ async function ingest(port: number): Promise<number> {
   return EVENTS / ((p.end - p.start) / 1000);
 }
 
-/** Median ms of QUERIES runs of `run` after one warm-up. */
-async function latency(run: () => Promise<void>): Promise<number> {
+/**
+ * Commits one event at a time through the event socket (acks on). Core answers a repeated
+ * events page from memory until the stored events change, so each timed request comes right
+ * after a commit, as a console's first poll after new events does: the page is built.
+ */
+async function committer(port: number) {
+  const make = eventLinesOf("flat", 13, Date.now());
+  let sent = 0;
+  let acked = 0;
+  let text = "";
+  let waiter: (() => void) | null = null;
+  const sock = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, chunk) {
+        text += chunk.toString();
+        const nl = text.lastIndexOf("\n");
+        if (nl < 0) return;
+        for (const m of text.slice(0, nl).matchAll(/"seq":(\d+)/g)) acked = Math.max(acked, Number(m[1]));
+        text = text.slice(nl + 1);
+        if (acked >= sent) waiter?.();
+      },
+    },
+  });
+  sock.write(`{"version":2,"message":{"EventStreamHello":{"node_id":${NODE_ID},"acks":true}}}\n`);
+  return {
+    async commitOne(): Promise<void> {
+      const done = new Promise<void>((resolve) => (waiter = resolve));
+      sock.write(`${make(sent++)}\n`);
+      await done;
+    },
+    close: () => sock.end(),
+  };
+}
+
+/** Median ms of QUERIES runs of `run` after one warm-up, each run right after a commit. */
+async function latency(run: () => Promise<void>, commitOne: () => Promise<void>): Promise<number> {
   await run();
   const ms: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
+    await commitOne();
     const t = performance.now();
     await run();
     ms.push(performance.now() - t);
@@ -132,8 +170,9 @@ async function getJson(url: string): Promise<any> {
   return res.json();
 }
 
-async function rest(api: string) {
+async function rest(api: string, eventPort: number) {
   const events = `${api}/api/v1/events`;
+  const c = await committer(eventPort);
   let pages = 0;
   let found = 0;
   const seenOnce = async () => {
@@ -148,14 +187,15 @@ async function rest(api: string) {
     } while (cursor !== null);
   };
   const r = {
-    latest: await latency(async () => void (await getJson(`${events}?limit=100`))),
-    seenOnce: await latency(seenOnce),
-    eventType: await latency(async () => void (await getJson(`${events}?event_type=cowrie.command.input&limit=100`))),
-    stats24h: await latency(async () => void (await getJson(`${api}/api/v1/stats?window=24h`))),
-    stats7d: await latency(async () => void (await getJson(`${api}/api/v1/stats?window=7d`))),
-    health: await latency(async () => void (await (await fetch(`${api}/health`)).arrayBuffer())),
+    latest: await latency(async () => void (await getJson(`${events}?limit=100`)), c.commitOne),
+    seenOnce: await latency(seenOnce, c.commitOne),
+    eventType: await latency(async () => void (await getJson(`${events}?event_type=cowrie.command.input&limit=100`)), c.commitOne),
+    stats24h: await latency(async () => void (await getJson(`${api}/api/v1/stats?window=24h`)), c.commitOne),
+    stats7d: await latency(async () => void (await getJson(`${api}/api/v1/stats?window=7d`)), c.commitOne),
+    health: await latency(async () => void (await (await fetch(`${api}/health`)).arrayBuffer()), c.commitOne),
     pages,
   };
+  c.close();
   if (found !== 1) throw new Error(`the address seen once was found ${found} times`);
   return r;
 }
@@ -189,7 +229,7 @@ export async function benchGrowth(): Promise<string> {
         try {
           if (round === 0) startMs = core.startMs;
           grownRates.push(await ingest(core.ports.event));
-          if (round === ROUNDS - 1) r = await rest(`http://127.0.0.1:${core.ports.api}`);
+          if (round === ROUNDS - 1) r = await rest(`http://127.0.0.1:${core.ports.api}`, core.ports.event);
         } finally {
           await core.stop();
         }

@@ -7,7 +7,7 @@ import { defaultCoreConfig, type CoreConfig } from "../config";
 import { isPostgresUrl, redactUrl } from "../db/pg";
 import { openStores } from "../db/stores";
 import { geoLookup } from "../geo";
-import { EventQueries } from "../db/event-store";
+import { EventQueries } from "../db/event-queries";
 import { EventReader } from "../db/event-reader";
 import { OutputStore } from "../db/output-store";
 import { withGeo } from "./outputs/geo";

@@ -6,7 +6,7 @@
  * count per distinct (hour, address); each is looked up once (GeoLookup caches per address),
  * added to the `country` and `asn` counters of that hour, and an address never seen before is
  * inserted into event_addresses. So the work is per distinct address per flush interval, and
- * bounded like the address counters themselves (see TRACKED_KEYS in event-store.ts).
+ * bounded like the address counters themselves (see TRACKED_KEYS in hourly-counts.ts).
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Geo } from "../geo";

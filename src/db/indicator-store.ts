@@ -2,10 +2,10 @@
  * The queries behind `GET /api/v1/indicators` and `/api/v1/blocklist`.
  *
  * Addresses, their counts and first/last hour come from the hourly address counters (no
- * per-event index exists, by design: see event-store.ts), so times are to the hour and an
- * address seen once during a flood may be missing, as in the stats' top lists. Credentials,
- * URLs and file hashes come from the window's login and file events of the chosen addresses:
- * a scan of the newest MAX_SCAN events of those types in the window.
+ * per-event index exists, by design: see bloom.ts and hourly-counts.ts), so times are to the
+ * hour and an address seen once during a flood may be missing, as in the stats' top lists.
+ * Credentials, URLs and file hashes come from the window's login and file events of the chosen
+ * addresses: a scan of the newest MAX_SCAN events of those types in the window.
  */
 import { and, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import type { Db } from "./index";

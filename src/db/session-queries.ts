@@ -5,7 +5,8 @@
  */
 import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./index";
-import { type EventRow, SEG_SIZE, toRow } from "./event-store";
+import { type EventRow, toRow } from "./event-queries";
+import { SEG_SIZE } from "./event-store";
 import { sessionOf } from "./session-fields";
 import { events, eventSources, eventTypes, sessionRecordings, sessions } from "./schema";
 

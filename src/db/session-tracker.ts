@@ -7,8 +7,8 @@
  * is session-queries.ts, on the main thread's connection.
  */
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
-import type { SQLQueryBindings } from "bun:sqlite";
 import type { Db } from "./index";
+import { positional } from "./positional";
 import { SEG_SIZE } from "./event-store";
 import { eventSources, sessionRecordings, sessions } from "./schema";
 import { credentials, Kind, SESSION_ID, sessionText } from "./session-fields";
@@ -59,7 +59,7 @@ class Entry {
 
 /**
  * New session rows per INSERT statement, with positional placeholders filled from one reused
- * array (the events' technique, see ROWS_PER_INSERT in event-store.ts): in the bench's worst
+ * array (the events' technique, see ROWS_PER_INSERT in event-writer.ts): in the bench's worst
  * case, every event a new session, this halved the writer's cost of a session row.
  */
 const ROWS_PER_INSERT = 32;
@@ -163,6 +163,9 @@ export class SessionTracker {
     this.uncommitted = true;
     const batch = ++this.batch;
     const touched: Entry[] = [];
+    // The segment as text, for new entries' `segs` (one segment per 4096 events).
+    let segOf = -1;
+    let segText = "";
     for (let i = 0; i < n; i++) {
       const text = data[i]!;
       const session = sessionText(text);
@@ -180,8 +183,14 @@ export class SessionTracker {
         // Another source's session of the same id stays in the chain.
         e.other = head;
         this.known.set(session, e);
-      }
-      if (e.batch !== batch) {
+        // Most sessions of attack traffic are new ones of a single event: begun here, without
+        // `begin` resetting what the constructor just set.
+        e.batch = batch;
+        e.srcIp = ips[i] || null;
+        e.startTs = e.endTs = t;
+        e.firstEventId = id;
+        touched.push(e);
+      } else if (e.batch !== batch) {
         begin(e, batch, id, t, ips[i] || null);
         touched.push(e);
         if (!e.fresh) {
@@ -196,7 +205,8 @@ export class SessionTracker {
       e.lastEventId = id;
       e.events++;
       if (seg !== e.lastSeg) {
-        e.segs += e.segs === "" && e.fresh ? `${seg}` : `,${seg}`;
+        if (seg !== segOf) segText = String((segOf = seg));
+        e.segs = e.segs === "" && e.fresh ? segText : `${e.segs},${segText}`;
         e.lastSeg = seg;
       }
       switch (kinds[typeIds[i]!] ?? Kind.Other) {
@@ -329,27 +339,6 @@ export class SessionTracker {
     this.db.delete(sessions).where(inArray(sessions.id, old.map((s) => s.id))).run();
     return old.length;
   }
-}
-
-/**
- * A statement written by Drizzle whose placeholders are named by position ("0", "1", ...),
- * run by bun:sqlite with the values as they are: Drizzle's placeholder filling costs per value
- * (measured: ~1 µs less per new session row of 17 values). Returns a runner taking the values
- * by placeholder name.
- */
-function positional(db: Db, query: { toSQL(): { sql: string; params: unknown[] } }): (values: unknown[]) => void {
-  const { sql: text, params } = query.toSQL();
-  const order = params.map((p) => Number((p as { name: string }).name));
-  const stmt = db.$client.prepare(text);
-  const inOrder = order.every((n, i) => n === i);
-  const bound: SQLQueryBindings[] = new Array(order.length);
-  return (values) => {
-    if (inOrder) stmt.run(...(values as SQLQueryBindings[]));
-    else {
-      for (let i = 0; i < order.length; i++) bound[i] = values[order[i]!] as SQLQueryBindings;
-      stmt.run(...bound);
-    }
-  };
 }
 
 /** Starts what a batch adds to a session, at its first event in the batch. */

@@ -10,7 +10,8 @@
  */
 import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";
-import type { EventFilter, EventPage, EventRow, SourceEntry, StatsSummary, TypeEntry } from "./event-store";
+import type { EventFilter, EventPage, EventRow, StatsSummary } from "./event-queries";
+import type { SourceEntry, TypeEntry } from "./event-store";
 import type { NodeRow, PotRow } from "./registry-store";
 import type { Db } from "./index";
 
@@ -82,7 +83,7 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void):
   const { RegistryStore } = await import("./registry-store");
   const { CommandStore } = await import("./command-store");
   const { SqlNodeSecretStore } = await import("./node-secret-store");
-  const { EventQueries } = await import("./event-store");
+  const { EventQueries } = await import("./event-queries");
   const sqlite = openDatabase(db);
   return {
     registry: new RegistryStore(sqlite),

@@ -4,7 +4,7 @@ import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { createIngest, startEventSocket } from "../../src/core/ingest";
 import { openDatabase } from "../../src/db";
-import { EventQueries } from "../../src/db/event-store";
+import { EventQueries } from "../../src/db/event-queries";
 import { silentLogger } from "../../src/log";
 import { Security } from "../../src/core/auth";
 import { startNodeChannel } from "../../src/core/node-channel";

@@ -4,7 +4,10 @@ import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { createIngest } from "../../src/core/ingest";
 import { openDatabase, type Db } from "../../src/db";
-import { EventQueries, EventWriter, SEG_SIZE, ipv4Of, ipv4Text, type EventFilter } from "../../src/db/event-store";
+import { EventQueries, type EventFilter } from "../../src/db/event-queries";
+import { EventWriter } from "../../src/db/event-writer";
+import { SEG_SIZE } from "../../src/db/event-store";
+import { ipv4Of, ipv4Text } from "../../src/db/ipv4";
 import { silentLogger } from "../../src/log";
 import { tempDir, until } from "../helpers";
 

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db";
-import { EventWriter, type EventBatch } from "../../src/db/event-store";
+import { EventWriter } from "../../src/db/event-writer";
+import type { EventBatch } from "../../src/db/event-store";
 import { SessionQueries } from "../../src/db/session-queries";
 import { tempDir } from "../helpers";
 

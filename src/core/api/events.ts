@@ -4,7 +4,7 @@
  */
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
-import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-store";
+import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-queries";
 import type { EventReader } from "../../db/stores";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";

@@ -5,7 +5,7 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
-import type { EventRow } from "../../db/event-store";
+import type { EventRow } from "../../db/event-queries";
 import type { GeoLookup } from "../../geo";
 import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow } from "../../db/session-queries";
 import { toU64 } from "../../protocol/json";

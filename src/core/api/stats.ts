@@ -8,7 +8,7 @@
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { asOrgs } from "../../db/address-store";
-import { EventQueries, type TopEntry } from "../../db/event-store";
+import { EventQueries, type TopEntry } from "../../db/event-queries";
 import type { EventReader } from "../../db/stores";
 import type { GeoLookup } from "../../geo";
 import type { Ingest } from "../ingest/types";

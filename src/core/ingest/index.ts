@@ -5,7 +5,7 @@
  */
 import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
-import { EventQueries } from "../../db/event-store";
+import { EventQueries } from "../../db/event-queries";
 import type { IngestStart } from "../../db/stores";
 import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";

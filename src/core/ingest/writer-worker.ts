@@ -3,7 +3,7 @@
  * in order (see writer.ts).
  */
 import { openDatabase, type Db } from "../../db";
-import { EventWriter } from "../../db/event-store";
+import { EventWriter } from "../../db/event-writer";
 import { geoResolver, WriterHost, type WriterRequest } from "./writer";
 
 declare const self: Worker;

@@ -11,7 +11,8 @@
  * Requests are answered in the order they were sent; the writer runs one at a time.
  */
 import type { Db } from "../../db";
-import { EventWriter, type EventBatch } from "../../db/event-store";
+import { EventWriter } from "../../db/event-writer";
+import type { EventBatch } from "../../db/event-store";
 import { geoLookup, type GeoSources } from "../../geo";
 import type { Logger } from "../../log";
 import type { CheckpointReply, CheckpointRequest } from "./checkpointer";

@@ -2,7 +2,7 @@
  * The event as outputs and rules see it: a stored event row, plus `geo` from the enrichment
  * (src/geo: `{country, asn, as_org}`; absent when the data knows nothing of the address).
  */
-import type { EventRow } from "../../db/event-store";
+import type { EventRow } from "../../db/event-queries";
 import type { Geo } from "../../geo";
 
 export type { Geo };

@@ -20,6 +20,8 @@ export interface EventSource {
 export interface PositionStore {
   position(reader: string): number | null;
   setPosition(reader: string, position: number): void;
+  /** `setPosition` without waiting for the database's write lock; false when it was taken. */
+  trySetPosition?(reader: string, position: number): boolean;
 }
 
 export type ReaderState = "idle" | "delivering" | "retrying" | "stopped";
@@ -54,18 +56,27 @@ export interface ReaderOptions {
 /** Rows read per query: many, so an output that takes few events (alerts only) skips the rest quickly. */
 const READ_ROWS = 1000;
 /**
- * The position is written at most this often while a reader works through a backlog (and
- * always when it has caught up or stops): each write takes SQLite's write lock, which the
- * event writer needs. After a crash (not a clean stop) this much may be delivered again.
+ * The position is written at most this often (and always when the reader stops; one that
+ * caught up writes it at its next wake-up, IDLE_POLL_MS at the latest): each write takes
+ * SQLite's write lock, which the event writer needs. After a crash (not a clean stop) this
+ * much may be delivered again.
  */
 const PERSIST_EVERY_MS = 1000;
+/**
+ * Those writes do not wait for the lock (the event writer holds it nearly all the time under
+ * load, and the wait stalled the thread that receives events): one that finds it taken is
+ * retried at the next occasion, and only a position this old waits for the lock.
+ */
+const PERSIST_WAIT_AFTER_MS = 10_000;
 /** A wake-up in case a commit notification was missed; commits normally wake readers at once. */
 const IDLE_POLL_MS = 5000;
 
 export class StoreReader {
   private pos: number;
   private persisted: number;
+  /** When the position was last written or tried (for PERSIST_EVERY_MS), and last written. */
   private persistedAt = 0;
+  private savedAt = Date.now();
   private readonly counts = { delivered: 0, failed: 0, dropped: 0 };
   private lastError: string | null = null;
   private lastDeliveryAt: number | null = null;
@@ -112,7 +123,7 @@ export class StoreReader {
     await abort?.();
     await this.loop;
     this.state = "stopped";
-    this.save();
+    this.save(true);
   }
 
   status(): ReaderStatus {
@@ -141,11 +152,19 @@ export class StoreReader {
     });
   }
 
-  private save(): void {
+  /** Writes the position; `wait` false gives up when the write lock is taken (unless the saved one is old). */
+  private save(wait = false): void {
     if (this.persisted === this.pos) return;
     try {
-      this.o.positions.setPosition(this.o.key, this.pos);
+      const { positions } = this.o;
+      const now = wait || !positions.trySetPosition || Date.now() - this.savedAt >= PERSIST_WAIT_AFTER_MS;
+      if (now) positions.setPosition(this.o.key, this.pos);
+      else if (!positions.trySetPosition!(this.o.key, this.pos)) {
+        this.persistedAt = Date.now();
+        return;
+      }
       this.persisted = this.pos;
+      this.savedAt = Date.now();
     } catch (e) {
       // The position stays in memory and is written next time; a crash meanwhile repeats deliveries, never skips them.
       this.warn.warn(`${this.o.key}:save`, { err: (e as Error).message }, "cannot save the position");
@@ -171,7 +190,9 @@ export class StoreReader {
         continue;
       }
       if (rows.length === 0) {
-        this.save();
+        // Caught up. Not at every commit (a reader that takes nothing is woken by each): the
+        // write lock it takes is the event writer's, which then waits for it.
+        if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
         this.state = "idle";
         await this.sleep(IDLE_POLL_MS, true);
         continue;

@@ -1,29 +1,22 @@
 /**
  * The queries behind the events and stats endpoints on PostgreSQL: the same plan as the
- * SQLite store (../event-store.ts, EventQueries): filters on node, pot, type and address are
+ * SQLite store (../event-queries.ts, EventQueries): filters on node, pot, type and address are
  * answered per segment of 4096 ids from the segment summaries, newest first, and a segment is
  * read by its id range (B-tree on id) within its time range (which prunes the day partitions).
  */
 import type { SQL } from "bun";
+import { COUNT_KINDS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, SEG_SIZE, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
 import {
-  COUNT_KINDS,
-  DAILY_THROUGH,
-  DAY_HOURS,
-  HOUR_MS,
   MAX_SEGMENTS_PER_PAGE,
   SEGMENT_SLICE,
-  SEG_SIZE,
-  bloomHas,
   toRow,
-  type CountKind,
   type EventFilter,
   type EventPage,
   type EventRow,
-  type SourceEntry,
   type StatsSummary,
   type TopEntry,
-  type TypeEntry,
-} from "../event-store";
+} from "../event-queries";
+import { bloomHas } from "../bloom";
 import type { EventReader, IngestStart } from "../stores";
 
 type Raw = { id: string; ts: string; node_id: string | null; pot_id: string | null; pot_type: string | null; event_type: string; src_ip: string | null; data: string };

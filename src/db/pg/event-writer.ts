@@ -1,6 +1,6 @@
 /**
  * The event writer on PostgreSQL: the same batches, ids, per-segment summaries and hourly
- * counters as the SQLite writer (../event-store.ts), written with PostgreSQL's bulk paths.
+ * counters as the SQLite writer (../event-writer.ts), written with PostgreSQL's bulk paths.
  * The events of a batch go in by one COPY (measured against a multi-row INSERT of arrays by
  * `bun run bench pg`; docs/scale-out.md has the figures), everything else of the batch by a
  * few statements, all in one transaction.
@@ -8,23 +8,21 @@
  * One writer per database: it gives the ids (as the SQLite writer does).
  */
 import type { SQL } from "bun";
+import { BLOOM_BYTES, bloomAdd } from "../bloom";
 import {
-  BLOOM_BYTES,
   COUNTED_THROUGH,
   DAILY_KEYS,
   DAILY_THROUGH,
   DAY_HOURS,
   HOUR_MS,
-  HourlyCounts,
   LAST_ID,
   SEG_SIZE,
   batchData,
-  bloomAdd,
-  bump,
-  ipv4Of,
   type CountKind,
   type EventBatch,
 } from "../event-store";
+import { HourlyCounts, bump } from "../hourly-counts";
+import { ipv4Of } from "../ipv4";
 import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, dropPartition, partitionDays } from "./partitions";
 
 /** How the events of a batch reach the table: COPY (the default, faster) or INSERT ... SELECT FROM unnest(arrays). */

@@ -1,0 +1,301 @@
+/**
+ * The queries behind the events and stats endpoints (SQLite), on the main thread's connection,
+ * reading committed data beside the writer (event-writer.ts): segment-pruned event pages, and
+ * stats from the hourly and daily counters.
+ */
+import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/sqlite-core";
+import { parseWithIds } from "../protocol/json";
+import { addressesWhere } from "./address-store";
+import { bloomHas } from "./bloom";
+import { COUNT_KINDS, DAY_HOURS, HOUR_MS, SEG_SIZE, readDailyThrough, type CountKind, type SourceEntry, type TypeEntry } from "./event-store";
+import type { Db } from "./index";
+import {
+  eventAddresses,
+  eventCounts,
+  eventCountsDaily,
+  eventMeta,
+  events,
+  eventSegmentKeys,
+  eventSegments,
+  eventSources,
+  eventTypes,
+} from "./schema";
+import type { EventReader } from "./stores";
+
+export interface EventFilter {
+  nodeId?: bigint;
+  potId?: string;
+  potType?: string;
+  eventType?: string;
+  srcIp?: string;
+  /** Source addresses enriched with this country (ISO 3166 code) and/or ASN (event_addresses). */
+  country?: string;
+  asn?: number;
+  /** Inclusive lower bound on the event time, ms. */
+  since?: number;
+  /** Exclusive upper bound on the event time, ms. */
+  until?: number;
+}
+
+export interface EventRow {
+  id: number;
+  ts: number;
+  node_id: bigint | null;
+  pot_id: string | null;
+  pot_type: string | null;
+  event_type: string;
+  src_ip: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface EventPage {
+  events: EventRow[];
+  /** Id to pass as `cursor` for the next (older) page; null when there is none. */
+  nextCursor: number | null;
+}
+
+/**
+ * Segments one page may scan before it returns what it has with a cursor to go on from
+ * (4096 segments = 16.7M events): keeps the worst case of a rare filter bounded per request.
+ */
+export const MAX_SEGMENTS_PER_PAGE = 4096;
+/** Addresses of a country/ASN filter checked against each segment's Bloom filter at most. */
+const GEO_BLOOM_MAX = 64;
+/** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
+export const SEGMENT_SLICE = 256;
+
+export interface TopEntry {
+  value: string;
+  count: number;
+}
+
+export interface StatsSummary {
+  totalEvents: number;
+  windowEvents: number;
+  windowStart: number;
+  top: Record<CountKind, TopEntry[]>;
+}
+
+export class EventQueries implements EventReader {
+  private readonly columns = {
+    id: events.id,
+    ts: events.ts,
+    nodeId: eventSources.nodeId,
+    potId: eventSources.potId,
+    potType: eventSources.potType,
+    eventType: eventTypes.name,
+    srcIp: events.srcIp,
+    data: events.data,
+  };
+
+  private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
+
+  constructor(private readonly db: Db) {}
+
+  private latestStatement() {
+    return this.select().where(lte(events.id, sql.placeholder("upper"))).orderBy(desc(events.id)).limit(sql.placeholder("n")).prepare();
+  }
+
+  /** Committed positions of node spools, kept in event_meta under `spool:<node>:<spool>`. */
+  spoolPositions(): Map<string, number> {
+    const rows = this.db.select().from(eventMeta).where(sql`${eventMeta.key} like 'spool:%'`).all();
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  dictionaries(): { sources: SourceEntry[]; types: TypeEntry[] } {
+    return { sources: this.db.select().from(eventSources).all(), types: this.db.select().from(eventTypes).all() };
+  }
+
+  get(id: number): EventRow | null {
+    const r = this.select().where(eq(events.id, id)).get();
+    return r ? toRow(r) : null;
+  }
+
+  list(filter: EventFilter, limit: number, cursor: number | null): EventPage {
+    const page = this.listStored(filter, limit, cursor);
+    return { events: page.events.map(toRow), nextCursor: page.nextCursor };
+  }
+
+  /** `list` with rows as stored: data still JSON text, for writing the page out without objects. */
+  listStored(filter: EventFilter, limit: number, cursor: number | null): { events: StoredEvent[]; nextCursor: number | null } {
+    const upper = cursor === null ? Number.MAX_SAFE_INTEGER : cursor - 1;
+    if (upper < 1) return { events: [], nextCursor: null };
+
+    const conds: SQL[] = [];
+    const sourceIds = this.matchingSources(filter);
+    if (sourceIds !== null) {
+      if (sourceIds.length === 0) return { events: [], nextCursor: null };
+      conds.push(inArray(events.sourceId, sourceIds));
+    }
+    let typeId: number | null = null;
+    if (filter.eventType !== undefined) {
+      typeId = this.db.select({ id: eventTypes.id }).from(eventTypes).where(eq(eventTypes.name, filter.eventType)).get()?.id ?? null;
+      if (typeId === null) return { events: [], nextCursor: null };
+      conds.push(eq(events.typeId, typeId));
+    }
+    if (filter.since !== undefined) conds.push(gte(events.ts, filter.since));
+    if (filter.until !== undefined) conds.push(lt(events.ts, filter.until));
+
+    if (filter.srcIp !== undefined) conds.push(eq(events.srcIp, filter.srcIp));
+    // Country and ASN: the addresses that have them (a lookup per address, never per event).
+    let geoIps: string[] | null = null;
+    if (filter.country !== undefined || filter.asn !== undefined) {
+      const where = { country: filter.country, asn: filter.asn };
+      geoIps = addressesWhere(this.db, where);
+      if (geoIps.length === 0) return { events: [], nextCursor: null };
+      const geoConds: SQL[] = [];
+      if (where.country !== undefined) geoConds.push(eq(eventAddresses.country, where.country));
+      if (where.asn !== undefined) geoConds.push(eq(eventAddresses.asn, where.asn));
+      conds.push(inArray(events.srcIp, this.db.select({ ip: eventAddresses.ip }).from(eventAddresses).where(and(...geoConds))));
+    }
+    if (conds.length === 0) {
+      // The most asked page (the latest events): its statement is built once.
+      this.latest ??= this.latestStatement();
+      const rows = this.latest.all({ upper, n: limit });
+      return { events: rows, nextCursor: rows.length === limit ? rows[rows.length - 1]!.id : null };
+    }
+
+    // Within a candidate segment: a rowid range scan with every filter.
+    const ph = sql.placeholder;
+    const query = this.select()
+      .where(and(gte(events.id, ph("lo")), lte(events.id, ph("upper")), ...conds))
+      .orderBy(desc(events.id))
+      .limit(ph("n"))
+      .prepare();
+    const out: StoredEvent[] = [];
+    let scanned = 0;
+    for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE), geoIps)) {
+      if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg + 1) * SEG_SIZE };
+      const lo = seg * SEG_SIZE;
+      const rows = query.all({ lo, upper: Math.min(upper, lo + SEG_SIZE - 1), n: limit - out.length });
+      for (const r of rows) out.push(r);
+      if (out.length === limit) return { events: out, nextCursor: out[out.length - 1]!.id };
+    }
+    return { events: out, nextCursor: null };
+  }
+
+  /** Source ids matching the node/pot filters; null when the filter names none of them. */
+  private matchingSources(f: EventFilter): number[] | null {
+    const conds: SQL[] = [];
+    if (f.nodeId !== undefined) conds.push(eq(eventSources.nodeId, f.nodeId.toString()));
+    if (f.potId !== undefined) conds.push(eq(eventSources.potId, f.potId));
+    if (f.potType !== undefined) conds.push(eq(eventSources.potType, f.potType));
+    if (conds.length === 0) return null;
+    return this.db.select({ id: eventSources.id }).from(eventSources).where(and(...conds)).all().map((r) => r.id);
+  }
+
+  /**
+   * Segments that can hold a match, newest first: within the time range (per-segment min/max),
+   * holding the event type and source (segment keys), and whose Bloom filter may hold the
+   * address. Read a slice at a time, so a filter that matches early reads little.
+   */
+  private *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number, geoIps: string[] | null = null): Generator<number> {
+    const keyed = (kind: string, values: number[]) =>
+      new Set(
+        this.db
+          .selectDistinct({ seg: eventSegmentKeys.seg })
+          .from(eventSegmentKeys)
+          .where(and(eq(eventSegmentKeys.kind, kind), inArray(eventSegmentKeys.value, values), lte(eventSegmentKeys.seg, topSeg)))
+          .all()
+          .map((r) => r.seg),
+      );
+    const withType = typeId === null ? null : keyed("type", [typeId]);
+    const withSource = sourceIds === null ? null : keyed("source", sourceIds);
+    const ip = f.srcIp;
+    // A few addresses of a country or ASN are checked against the Bloom filters too; many would
+    // cost more in hashing than scanning the segments does.
+    const anyOf = geoIps !== null && geoIps.length <= GEO_BLOOM_MAX ? geoIps : null;
+    const ph = sql.placeholder;
+    const conds: SQL[] = [lt(eventSegments.seg, ph("below"))];
+    if (f.since !== undefined) conds.push(gte(eventSegments.maxTs, f.since));
+    if (f.until !== undefined) conds.push(lt(eventSegments.minTs, f.until));
+    const slice = this.db
+      .select({ seg: eventSegments.seg, bloom: ip === undefined && anyOf === null ? sql<null>`null` : eventSegments.ipBloom })
+      .from(eventSegments)
+      .where(and(...conds))
+      .orderBy(desc(eventSegments.seg))
+      .limit(SEGMENT_SLICE)
+      .prepare();
+    for (let below = topSeg + 1; ; ) {
+      const rows = slice.all({ below });
+      if (rows.length === 0) return;
+      for (const r of rows) {
+        if (withType && !withType.has(r.seg)) continue;
+        if (withSource && !withSource.has(r.seg)) continue;
+        if (ip !== undefined && !bloomHas(r.bloom as Uint8Array, ip)) continue;
+        if (anyOf !== null && !anyOf.some((a) => bloomHas(r.bloom as Uint8Array, a))) continue;
+        yield r.seg;
+      }
+      below = rows[rows.length - 1]!.seg;
+    }
+  }
+
+  /**
+   * Totals and top lists over the hours from `now - windowMs` (rounded down to the hour) on:
+   * whole days already summed up are read from the daily counters, the hours around them from
+   * the hourly ones.
+   */
+  stats(windowMs: number, top: number, now = Date.now()): StatsSummary {
+    const fromBucket = Math.floor((now - windowMs) / HOUR_MS);
+    const totalEvents = this.db.select({ n: sql<number | null>`sum(${eventSegments.count})` }).from(eventSegments).get()?.n ?? 0;
+    // Daily counters for the days [d0, d1); hourly ones before d0 and from d1 on.
+    const d0 = Math.ceil(fromBucket / DAY_HOURS);
+    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), (readDailyThrough(this.db) ?? -Infinity) + 1));
+    const counts = (kind: CountKind) =>
+      unionAll(
+        this.db
+          .select({ key: eventCounts.key, n: eventCounts.count })
+          .from(eventCounts)
+          .where(and(eq(eventCounts.kind, kind), gte(eventCounts.bucket, fromBucket), or(lt(eventCounts.bucket, d0 * DAY_HOURS), gte(eventCounts.bucket, d1 * DAY_HOURS)))),
+        this.db
+          .select({ key: eventCountsDaily.key, n: eventCountsDaily.count })
+          .from(eventCountsDaily)
+          .where(and(eq(eventCountsDaily.kind, kind), gte(eventCountsDaily.day, d0), lt(eventCountsDaily.day, d1))),
+      ).as("counts");
+    const types = counts("event_type");
+    const windowEvents = this.db.select({ n: sql<number | null>`sum(${types.n})` }).from(types).get()?.n ?? 0;
+    const topOf = (kind: CountKind): TopEntry[] => {
+      const c = counts(kind);
+      const total = sql<number>`sum(${c.n})`;
+      return this.db.select({ value: c.key, count: total }).from(c).groupBy(c.key).orderBy(desc(total), asc(c.key)).limit(top).all();
+    };
+    const topLists = Object.fromEntries(COUNT_KINDS.map((k) => [k, topOf(k)])) as Record<CountKind, TopEntry[]>;
+    return { totalEvents, windowEvents, windowStart: fromBucket * HOUR_MS, top: topLists };
+  }
+
+  private select() {
+    return this.db
+      .select(this.columns)
+      .from(events)
+      .leftJoin(eventSources, eq(eventSources.id, events.sourceId))
+      .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))
+      .$dynamic();
+  }
+}
+
+/** An event row as read from the database: node id as decimal text, data as JSON text. */
+export interface StoredEvent {
+  id: number;
+  ts: number;
+  nodeId: string | null;
+  potId: string | null;
+  potType: string | null;
+  eventType: string;
+  srcIp: string | null;
+  data: string;
+}
+
+export function toRow(r: StoredEvent): EventRow {
+  return {
+    id: r.id,
+    ts: r.ts,
+    node_id: r.nodeId === null ? null : BigInt(r.nodeId),
+    pot_id: r.potId,
+    pot_type: r.potType,
+    event_type: r.eventType,
+    src_ip: r.srcIp,
+    // Exact u64 node ids nested in data need the exact parser; everything else the fast one.
+    data: r.data.includes('"node_id"') ? (parseWithIds(r.data) as Record<string, unknown>) : JSON.parse(r.data),
+  };
+}

@@ -1,0 +1,73 @@
+import type { CountKind } from "./event-store";
+import { ipv4Text } from "./ipv4";
+
+/**
+ * The stats need top-N lists, and attack traffic has a long tail of addresses and passwords
+ * seen once (in the bench's realistic mix nearly every event of a batch has a new address).
+ * Counting every key exactly costs the writer ~1 µs per event in a map that outgrows the CPU
+ * caches, plus an upsert per distinct key per flush. So each (kind, hour) keeps at most
+ * TRACKED_KEYS_HIGH keys between flushes; past that, the keys seen least are dropped (those
+ * seen once first) down to TRACKED_KEYS. Counts are exact for every key while fewer keys than
+ * that occur in a flush interval (always, at ordinary rates); under a flood, frequent keys
+ * keep (nearly) exact counts and the rarest are not counted. Event type counts are exact.
+ */
+const TRACKED_KEYS = 5000;
+const TRACKED_KEYS_HIGH = 10_000;
+
+function prune<K>(keys: Map<K, number>): void {
+  for (let floor = 1; keys.size > TRACKED_KEYS; floor++) {
+    for (const [k, n] of keys) if (n <= floor) keys.delete(k);
+  }
+}
+
+export class HourlyCounts {
+  readonly byKind = new Map<CountKind, Map<number, Map<string, number>>>();
+  /**
+   * Source addresses that are IPv4 dotted quads, by hour, as 32-bit numbers: a number is a
+   * cheaper Map key than a string sliced from a batch (measured: 0.2 µs per event less).
+   */
+  readonly ipv4 = new Map<number, Map<number, number>>();
+
+  /** The counts of one kind in one hour, to add to with `bump` in a hot loop. */
+  keys(kind: CountKind, bucket: number): Map<string, number> {
+    let buckets = this.byKind.get(kind);
+    if (!buckets) this.byKind.set(kind, (buckets = new Map()));
+    let keys = buckets.get(bucket);
+    if (!keys) buckets.set(bucket, (keys = new Map()));
+    return keys;
+  }
+
+  ipv4Keys(bucket: number): Map<number, number> {
+    let keys = this.ipv4.get(bucket);
+    if (!keys) this.ipv4.set(bucket, (keys = new Map()));
+    return keys;
+  }
+
+  add(kind: CountKind, bucket: number, key: string, n = 1): void {
+    bump(this.keys(kind, bucket), key, n, kind !== "event_type");
+  }
+
+  /** Every count: kind, hour bucket, key, count. */
+  *entries(): Generator<[CountKind, number, string, number]> {
+    for (const [kind, buckets] of this.byKind) for (const [bucket, keys] of buckets) for (const [key, count] of keys) yield [kind, bucket, key, count];
+    for (const [bucket, keys] of this.ipv4) for (const [v4, count] of keys) yield ["src_ip", bucket, ipv4Text(v4), count];
+  }
+
+  get empty(): boolean {
+    return this.byKind.size === 0 && this.ipv4.size === 0;
+  }
+
+  clear(): void {
+    this.byKind.clear();
+    this.ipv4.clear();
+  }
+}
+
+export function bump<K>(keys: Map<K, number>, key: K, n: number, bounded: boolean): void {
+  const before = keys.get(key);
+  if (before !== undefined) keys.set(key, before + n);
+  else {
+    keys.set(key, n);
+    if (bounded && keys.size > TRACKED_KEYS_HIGH) prune(keys);
+  }
+}
