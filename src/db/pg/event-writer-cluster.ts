@@ -15,7 +15,8 @@
  */
 import type { SQL } from "bun";
 import type { WireBatch } from "../../cluster/wire";
-import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, HourlyCounts, LAST_ID, SEG_SIZE, batchData, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
+import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchData, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
+import { HourlyCounts } from "../hourly-counts";
 import { countStored, meta, PgEventWriter, type PgWriteMode, type Rows, type StoredForCount } from "./event-writer";
 import { partitionDays } from "./partitions";
 
