@@ -146,16 +146,17 @@ test("a writer stopped mid-stream finishes its batch; the other stores the rest,
   withCluster(async ({ bus, pg, connect }) => {
     const first = await startWriterRole({ bus: await connect(), pgUrl: pg.url, config: { retention_days: 0 }, logger: silentLogger() });
     const ingest = ingestPipeline(bus, { batchSize: 25 });
-    for (const e of sampleEvents(1500)) ingest.submit(e, source);
+    // 240 messages: a writer commits up to 16 waiting ones at a time, so it is stopped mid-stream.
+    for (const e of sampleEvents(6000)) ingest.submit(e, source);
     await ingest.flush();
-    await until(() => first.stats.batches >= 3, "the first writer at work");
+    await until(() => first.stats.batches >= 16, "the first writer at work");
     await first.stop();
     const second = await startWriterRole({ bus: await connect(), pgUrl: pg.url, config: { retention_days: 0 }, logger: silentLogger() });
     try {
-      await until(() => first.stats.stored + second.stats.stored === 1500, "1500 stored");
+      await until(() => first.stats.stored + second.stats.stored === 6000, "6000 stored", 3000);
       expect(second.stats.stored).toBeGreaterThan(0);
       const [r] = await pg.sql`select count(*)::int as n, count(distinct data)::int as d from events`;
-      expect(r).toEqual({ n: 1500, d: 1500 });
+      expect(r).toEqual({ n: 6000, d: 6000 });
     } finally {
       await second.stop();
       await ingest.stop();
