@@ -21,7 +21,11 @@ import {
   eventSources,
   eventTypes,
 } from "./schema";
+import { BASE_MAX_KEYS, candidates, MAX_SURE_KEYS, mergeTop, type BaseSums } from "./stats-cache";
 import type { EventReader } from "./stores";
+
+/** Windows whose older hours' sums are kept (the dashboard's few: 24 h, 7 d, ...). */
+const BASE_WINDOWS = 4;
 
 export interface EventFilter {
   nodeId?: bigint;
@@ -90,6 +94,8 @@ export class EventQueries implements EventReader {
   };
 
   private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
+  /** Kept sums of the stats' older hours, by window length (stats-cache.ts). */
+  private readonly baseCache = new Map<number, { key: string; kinds: Map<CountKind, BaseSums> }>();
 
   constructor(private readonly db: Db) {}
 
@@ -234,34 +240,91 @@ export class EventQueries implements EventReader {
   /**
    * Totals and top lists over the hours from `now - windowMs` (rounded down to the hour) on:
    * whole days already summed up are read from the daily counters, the hours around them from
-   * the hourly ones.
+   * the hourly ones. The top lists add the newest hours to kept sums of the older ones
+   * (stats-cache.ts); one read transaction, so both parts are of the same commit.
    */
   stats(windowMs: number, top: number, now = Date.now()): StatsSummary {
+    return this.db.$client.transaction(() => this.statsNow(windowMs, top, now))();
+  }
+
+  private statsNow(windowMs: number, top: number, now: number): StatsSummary {
     const fromBucket = Math.floor((now - windowMs) / HOUR_MS);
     const totalEvents = this.db.select({ n: sql<number | null>`sum(${eventSegments.count})` }).from(eventSegments).get()?.n ?? 0;
     // Daily counters for the days [d0, d1); hourly ones before d0 and from d1 on.
     const d0 = Math.ceil(fromBucket / DAY_HOURS);
     const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), (readDailyThrough(this.db) ?? -Infinity) + 1));
-    const counts = (kind: CountKind) =>
-      unionAll(
-        this.db
-          .select({ key: eventCounts.key, n: eventCounts.count })
-          .from(eventCounts)
-          .where(and(eq(eventCounts.kind, kind), gte(eventCounts.bucket, fromBucket), or(lt(eventCounts.bucket, d0 * DAY_HOURS), gte(eventCounts.bucket, d1 * DAY_HOURS)))),
-        this.db
-          .select({ key: eventCountsDaily.key, n: eventCountsDaily.count })
-          .from(eventCountsDaily)
-          .where(and(eq(eventCountsDaily.kind, kind), gte(eventCountsDaily.day, d0), lt(eventCountsDaily.day, d1))),
-      ).as("counts");
-    const types = counts("event_type");
-    const windowEvents = this.db.select({ n: sql<number | null>`sum(${types.n})` }).from(types).get()?.n ?? 0;
-    const topOf = (kind: CountKind): TopEntry[] => {
-      const c = counts(kind);
+    // The current and the previous hour still get counts: read each time. The older ones are kept.
+    const hotFrom = Math.max(fromBucket, Math.floor(now / HOUR_MS) - 1);
+    const hourly = (kind: CountKind, from: number, below: number | null) =>
+      this.db
+        .select({ key: eventCounts.key, n: eventCounts.count })
+        .from(eventCounts)
+        .where(
+          and(
+            eq(eventCounts.kind, kind),
+            gte(eventCounts.bucket, from),
+            below === null ? undefined : lt(eventCounts.bucket, below),
+            or(lt(eventCounts.bucket, d0 * DAY_HOURS), gte(eventCounts.bucket, d1 * DAY_HOURS)),
+          ),
+        );
+    const daily = (kind: CountKind) =>
+      this.db
+        .select({ key: eventCountsDaily.key, n: eventCountsDaily.count })
+        .from(eventCountsDaily)
+        .where(and(eq(eventCountsDaily.kind, kind), gte(eventCountsDaily.day, d0), lt(eventCountsDaily.day, d1)));
+    const summed = (rows: ReturnType<typeof hourly> | ReturnType<typeof unionAll>, limit: number | null) => {
+      const c = rows.as("counts");
       const total = sql<number>`sum(${c.n})`;
-      return this.db.select({ value: c.key, count: total }).from(c).groupBy(c.key).orderBy(desc(total), asc(c.key)).limit(top).all();
+      const q = this.db.select({ value: c.key, count: total }).from(c).groupBy(c.key).orderBy(desc(total), asc(c.key));
+      return (limit === null ? q : q.limit(limit)).all();
+    };
+    const types = unionAll(hourly("event_type", fromBucket, null), daily("event_type")).as("counts");
+    const windowEvents = this.db.select({ n: sql<number | null>`sum(${types.n})` }).from(types).get()?.n ?? 0;
+
+    const base = this.baseSums(windowMs, fromBucket, d0, d1, hotFrom, (kind) => summed(unionAll(hourly(kind, fromBucket, hotFrom), daily(kind)), null));
+    const topOf = (kind: CountKind): TopEntry[] => {
+      const b = base?.get(kind);
+      if (!b) return summed(unionAll(hourly(kind, fromBucket, null), daily(kind)), top);
+      const { sure, least } = candidates(b, top);
+      // The hot counts of the base's leaders, and every other key whose hot count can lift it to `least`.
+      const c = hourly(kind, hotFrom, null).as("counts");
+      const total = sql<number>`sum(${c.n})`;
+      const hot = (where: SQL | undefined, having: SQL | undefined) =>
+        this.db.select({ value: c.key, count: total }).from(c).where(where).groupBy(c.key).having(having).all();
+      if (sure.length > MAX_SURE_KEYS) return mergeTop(b, hot(undefined, undefined), top);
+      const rows = [...hot(inArray(c.key, sure), undefined), ...hot(undefined, sql`${total} >= ${least}`)];
+      return mergeTop(b, rows, top);
     };
     const topLists = Object.fromEntries(COUNT_KINDS.map((k) => [k, topOf(k)])) as Record<CountKind, TopEntry[]>;
     return { totalEvents, windowEvents, windowStart: fromBucket * HOUR_MS, top: topLists };
+  }
+
+  /**
+   * The kept sums of the window's hours before `hotFrom`, per kind, summed again when the window
+   * moved on or any of those hours changed (its event_type total did: see stats-cache.ts); null
+   * when a kind has more keys than is worth keeping.
+   */
+  private baseSums(windowMs: number, fromBucket: number, d0: number, d1: number, hotFrom: number, sum: (kind: CountKind) => TopEntry[]): Map<CountKind, BaseSums> | null {
+    const totals = this.db
+      .select({ bucket: eventCounts.bucket, n: sql<number>`sum(${eventCounts.count})` })
+      .from(eventCounts)
+      .where(and(eq(eventCounts.kind, "event_type"), gte(eventCounts.bucket, fromBucket), lt(eventCounts.bucket, hotFrom)))
+      .groupBy(eventCounts.bucket)
+      .orderBy(eventCounts.bucket)
+      .all();
+    const key = `${fromBucket}:${d0}:${d1}:${hotFrom}:${totals.map((t) => `${t.bucket}=${t.n}`).join(",")}`;
+    const kept = this.baseCache.get(windowMs);
+    if (kept?.key === key) return kept.kinds;
+    this.baseCache.delete(windowMs);
+    const kinds = new Map<CountKind, BaseSums>();
+    for (const kind of COUNT_KINDS) {
+      const rows = sum(kind);
+      if (rows.length > BASE_MAX_KEYS) return null;
+      kinds.set(kind, { key, sums: new Map(rows.map((r) => [r.value, r.count])), sorted: rows.map((r) => r.value) });
+    }
+    if (this.baseCache.size >= BASE_WINDOWS) this.baseCache.delete(this.baseCache.keys().next().value!);
+    this.baseCache.set(windowMs, { key, kinds });
+    return kinds;
   }
 
   private select() {

@@ -228,3 +228,29 @@ test("Core deletes events older than retention_days when it starts", async () =>
   await ingest.stop();
   db.$client.close();
 });
+
+test("stats top lists stay exact when older hours of the window change after they were summed (late events) and across the newest hours", async () => {
+  using dir = tempDir();
+  const path = join(dir.path, "events.db");
+  const db = openDatabase(path);
+  const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false });
+  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const q = new EventQueries(db);
+  const send = async (user: string, n: number, ageHours: number) => {
+    for (let i = 0; i < n; i++) ingest.submit({ eventid: "cowrie.login.failed", src_ip: "10.0.0.1", username: user, password: "pw", timestamp: NOW - ageHours * 3_600_000 }, { transport: "events", remote: "t" });
+    await ingest.flush();
+    await ingest.countsSettled();
+  };
+  await send("root", 5, 6);
+  await send("admin", 4, 0);
+  await send("guest", 4, 6);
+  expect(q.stats(DAY, 2).top.username).toEqual([{ value: "root", count: 5 }, { value: "admin", count: 4 }]);
+  // A late event in an hour already summed: counted at once.
+  await send("guest", 2, 6);
+  expect(q.stats(DAY, 2).top.username).toEqual([{ value: "guest", count: 6 }, { value: "root", count: 5 }]);
+  // The newest hour lifts a key past the older hours' leaders; ties go by key.
+  await send("admin", 2, 0);
+  expect(q.stats(DAY, 3).top.username).toEqual([{ value: "admin", count: 6 }, { value: "guest", count: 6 }, { value: "root", count: 5 }]);
+  await ingest.stop();
+  db.$client.close();
+});
