@@ -3,8 +3,8 @@
  * - registry changes and command results made here go out on `<cluster>.feed.<kind>.<node>...`
  *   (a pot's removal on `<cluster>.registry.PotRemoved`), with this instance's name in a header;
  * - what other instances publish there is applied to this instance's registry (which puts it
- *   on the local bus, so this instance's live feed shows it) or, for committed events (the
- *   writers publish those), handed to the live feed directly.
+ *   on the local bus, so this instance's live feed shows it); committed events (the writers
+ *   publish those) and command results go on the local bus as they are.
  * Commands for a node another instance holds go by request to `<cluster>.node.<node>.command`;
  * the instance with the connection answers (src/core/commands/router.ts `deliver`).
  */
@@ -15,7 +15,6 @@ import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import type { MessageBus, BusKind } from "../core/bus";
 import type { CommandRouter, DeliverResult } from "../core/commands/router";
 import type { Registry } from "../core/registry";
-import type { FeedHub } from "../core/proxy/feed-hub";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import type { Bus } from "./connect";
 import { Presence } from "./presence";
@@ -29,7 +28,6 @@ export interface BridgeOptions {
   bus: Bus;
   messages: MessageBus;
   registry: Registry;
-  hub: FeedHub;
   router: CommandRouter;
   roles: string[];
   logger: Logger;
@@ -41,7 +39,7 @@ export interface BridgeHandle {
 }
 
 export function startBridge(opts: BridgeOptions): BridgeHandle {
-  const { bus, messages, registry, hub, router, logger } = opts;
+  const { bus, messages, registry, router, logger } = opts;
   const { nc, names } = bus;
   const warn = new RateLimitedLog(logger);
   const presence = new Presence(bus, registry, opts.roles, logger);
@@ -68,7 +66,8 @@ export function startBridge(opts: BridgeOptions): BridgeHandle {
     try {
       switch (kind) {
         case "PotEvent":
-          for (const rec of payload as any[]) hub.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
+          // Through this instance's bus, as its own commits would go on one instance: the feed and any in-process listener see them.
+          if (messages.wants("PotEvent")) for (const rec of payload as any[]) messages.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
           break;
         case "NodeRegistration":
           presence.moved(payload.node_id, from);
@@ -88,7 +87,7 @@ export function startBridge(opts: BridgeOptions): BridgeHandle {
           if (payload.node_id !== null) registry.applyRemoteDrop(payload.node_id);
           break;
         case "CommandResult":
-          hub.publish("CommandResult", payload, { node_id: payload.node_id });
+          messages.publish("CommandResult", payload, { node_id: payload.node_id });
           break;
         case "PotRemoved":
           registry.applyRemotePotRemoved(payload.node_id, payload.pot_id);

@@ -148,7 +148,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   }
   try {
     if (clusterBus) {
-      const bridge = startBridge({ bus: clusterBus, messages: bus, registry, hub, router, roles: [...roles], logger: log.child({ component: "cluster" }) });
+      const bridge = startBridge({ bus: clusterBus, messages: bus, registry, router, roles: [...roles], logger: log.child({ component: "cluster" }) });
       stoppers.push(() => bridge.stop());
       cluster = { bus: clusterBus, bridge, roles };
       if (roles.has("writer")) {

@@ -35,6 +35,10 @@ test("the API, events and commands tests pass on PostgreSQL", () => runOn("postg
 // through JetStream and its writer role (docs/scale-out.md). The node channel's too.
 test("the API, events, commands and node channel tests pass on PostgreSQL + NATS JetStream", () => runOn("cluster", [...FILES, "tests/core/node-channel.test.ts"]));
 
+// The CLI's tests that talk to a Core (the others read files or the CLI alone).
+const CLI_FILES = ["auth", "catalogue", "events", "pots", "registry"].map((f) => `tests/cli/${f}.test.ts`);
+test("the CLI tests pass against a Core on PostgreSQL + NATS JetStream", () => runOn("cluster", CLI_FILES));
+
 /** `honeybee core` as an operator starts it, on port 0 everywhere; resolves once it listens. */
 async function honeybeeCore(db: string) {
   const proc = Bun.spawn([BUN, "src/main.ts", "core", "--db", db, "--host", "127.0.0.1", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--log-level", "info", "--log-events=false"], {
