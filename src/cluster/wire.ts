@@ -335,13 +335,15 @@ export function decodeBatch(bytes: Uint8Array): WireBatch {
   return { n, ts, sourceId, typeId, srcIps, data, dataEnds, credCounts, newSources: sources, newTypes: types, spools, keys, credsComplete: (flags & FLAG_CREDS_COMPLETE) !== 0 };
 }
 
+/** A generous envelope around one event: a source of long names, a type, spools, an address, headers. */
+export const ENVELOPE_ROOM = 4096;
+
 /**
  * Start-up check: the largest event (`max_message_bytes`) with its envelope must fit in one
  * message of the bus; null when it does, else what to change.
  */
 export function checkPayloadRoom(maxMessageBytes: number, maxPayload: number): string | null {
-  // A generous envelope: a source of long names, a type, spools, an address.
-  const room = maxPayload - 4096;
+  const room = maxPayload - ENVELOPE_ROOM;
   return maxMessageBytes <= room
     ? null
     : `max_message_bytes (${maxMessageBytes}) leaves no room in a message of the bus (max_payload ${maxPayload} bytes, about 4 KiB of it for the envelope): lower max_message_bytes or raise the NATS servers' max_payload`;

@@ -5,8 +5,9 @@
 import { expect, test } from "bun:test";
 import { ConfigError, loadCoreConfig } from "../../src/config";
 import { startCore } from "../../src/core";
-import { silentLogger } from "../../src/log";
-import { BUN, ROOT } from "../helpers";
+import { createLogger, silentLogger } from "../../src/log";
+import { BUN, EventStreamClient, getJson, ROOT, settled, startTestCore } from "../helpers";
+import { clusterName, dropCluster, NATS_URL, sharedDatabase } from "./cluster-helpers";
 
 const start = (o: Record<string, unknown>) => startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: ":memory:", ...o }, silentLogger());
 
@@ -32,4 +33,30 @@ test("honeybee core --roles writer without --bus exits 1 (a bad setting) with on
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   expect(code).toBe(1);
   expect(out + err).toContain("need the bus");
+});
+
+test("in a cluster every event fits in one message of the bus: a longer line is refused at the socket, the stream goes on", async () => {
+  const db = await sharedDatabase();
+  const cluster = clusterName();
+  const lines: string[] = [];
+  const logger = createLogger("info", { destination: { write: (l: string) => void lines.push(l) } });
+  try {
+    await using core = await startTestCore({ db: db.url, bus: NATS_URL, cluster }, logger);
+    // The default max_message_bytes is NATS's default max_payload: no room left for the envelope.
+    expect(core.config.max_message_bytes).toBeLessThan(1024 * 1024);
+    expect(lines.some((l) => l.includes("max_message_bytes lowered"))).toBe(true);
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    const big = JSON.stringify({ eventid: "test.big", src_ip: "203.0.113.1", pad: "x".repeat(1024 * 1024 - 2000) });
+    const small = JSON.stringify({ eventid: "test.small", src_ip: "203.0.113.2", n: 1 });
+    c.send([big, small]);
+    await c.ack(2);
+    await settled(core);
+    const stats = (await getJson(`${core.api}/api/v1/stats`)).body;
+    expect({ rejected: stats.ingest.rejected, committed: stats.ingest.committed }).toEqual({ rejected: 1, committed: 1 });
+    expect((await getJson(`${core.api}/api/v1/events?event_type=test.small`)).body.events.length).toBe(1);
+    expect((await getJson(`${core.api}/health`)).status).toBe(200);
+  } finally {
+    await dropCluster(cluster);
+    await db.drop();
+  }
 });
