@@ -231,6 +231,11 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     max_messages: MAX_ACK_PENDING,
     expires: PULL_EXPIRES_MS * 5,
     callback: (m) => {
+      // Arriving while this writer stops: straight back to JetStream for another writer.
+      if (stopping) {
+        m.nak();
+        return;
+      }
       queue.push(m);
       arrived?.();
     },
