@@ -32,7 +32,7 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { ClusterNames } from "../src/cluster/names";
-import { clusterName, dropCluster, NATS_URL, sharedDatabase } from "../tests/cluster/cluster-helpers";
+import { clusterName, dropCluster, NATS_URL, sharedDatabase } from "../tests/cluster/helpers";
 import { spawnCore, type CoreProcess } from "../tests/cluster/processes";
 import { closeTestDatabases } from "../tests/helpers/postgres";
 import { BUN, cpuSeconds, lineReader, table } from "./lib";

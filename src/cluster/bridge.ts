@@ -98,23 +98,22 @@ export function startBridge(opts: BridgeOptions): BridgeHandle {
     }
   };
 
-  const onMessage = (kindOf: (m: Msg) => string) => (err: Error | null, m: Msg) => {
+  // `<cluster>.feed.<kind>.<node>...` and `<cluster>.registry.<kind>`: the kind is the third token.
+  const onMessage = (err: Error | null, m: Msg) => {
     if (err) return;
     const from = m.headers?.get(INSTANCE_HEADER) ?? "";
     // What this instance published went to its own feed already; committed events come from writers, with no header.
     if (from === bus.instance) return;
-    const kind = kindOf(m);
+    const [, , kind = "", node] = m.subject.split(".");
     try {
-      const payload = parseWithIds(m.string());
-      if (kind === "NodeDrop") apply(kind, from, { node_id: toU64(m.subject.split(".")[3]) });
-      else apply(kind, from, payload);
+      // NodeDrop has no payload: its node is in the subject.
+      apply(kind, from, kind === "NodeDrop" ? { node_id: toU64(node) } : parseWithIds(m.string()));
     } catch (e) {
       warn.warn(`bad:${kind}`, { err: (e as Error).message, subject: m.subject }, "skipped a message from the bus that could not be read");
     }
   };
-  // `<cluster>.feed.<kind>.<node>...` and `<cluster>.registry.<kind>`: the kind is the third token.
-  const feedSub = nc.subscribe(names.feedAll, { callback: onMessage((m) => m.subject.split(".")[2]!) });
-  const registrySub = nc.subscribe(names.registryAll, { callback: onMessage((m) => m.subject.split(".")[2]!) });
+  const feedSub = nc.subscribe(names.feedAll, { callback: onMessage });
+  const registrySub = nc.subscribe(names.registryAll, { callback: onMessage });
 
   // Commands for nodes this instance holds. Every instance listens on the wildcard; only the
   // holder answers (an instance without the connection stays silent, the issuer times out).

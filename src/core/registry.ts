@@ -93,17 +93,12 @@ export class Registry {
   }
 
   updatePot(u: PotStatusUpdate): void {
-    const row: PotRow = { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, message: u.message ?? null, updated_at: Date.now() };
-    this.setPot(row);
-    this.store.upsertPot(row);
-    this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
+    this.store.upsertPot(this.showPot(u));
   }
 
   /** A pot its node removed (RemovePot): gone from the registry; its events stay. */
   removePot(nodeId: bigint, potId: string): void {
-    if (!this.pots.delete(`${nodeId}/${potId}`)) return;
-    this.version++;
-    if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
+    if (!this.forgetPot(nodeId, potId)) return;
     this.store.deletePot(nodeId, potId);
     this.bus.publish("PotRemoved", { node_id: nodeId, pot_id: potId }, { node_id: nodeId, pot_id: potId });
   }
@@ -158,14 +153,11 @@ export class Registry {
   }
 
   applyRemotePot(u: PotStatusUpdate): void {
-    this.setPot({ node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, message: u.message ?? null, updated_at: Date.now() });
-    this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
+    this.showPot(u);
   }
 
   applyRemotePotRemoved(nodeId: bigint, potId: string): void {
-    if (!this.pots.delete(`${nodeId}/${potId}`)) return;
-    this.version++;
-    if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
+    this.forgetPot(nodeId, potId);
   }
 
   applyRemoteDrop(nodeId: bigint): void {
@@ -224,6 +216,22 @@ export class Registry {
     let n = 0;
     for (const v of this.nodes.values()) if (v.link) n++;
     return n;
+  }
+
+  /** A pot's status in the view and on the bus; returns its row. */
+  private showPot(u: PotStatusUpdate): PotRow {
+    const row: PotRow = { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, message: u.message ?? null, updated_at: Date.now() };
+    this.setPot(row);
+    this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
+    return row;
+  }
+
+  /** Takes a pot out of the view; false when it was not in it. */
+  private forgetPot(nodeId: bigint, potId: string): boolean {
+    if (!this.pots.delete(`${nodeId}/${potId}`)) return false;
+    this.version++;
+    if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
+    return true;
   }
 
   private setPot(p: PotRow): void {

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { join } from "node:path";
-import { NATS_URL } from "../cluster/cluster-helpers";
+import { NATS_URL } from "../cluster/helpers";
 import { BUN, ROOT } from "../helpers";
 
 async function streamNames(): Promise<string[]> {

@@ -7,7 +7,7 @@ import { ConfigError, loadCoreConfig } from "../../src/config";
 import { startCore } from "../../src/core";
 import { createLogger, silentLogger } from "../../src/log";
 import { BUN, EventStreamClient, getJson, ROOT, settled, startTestCore } from "../helpers";
-import { clusterName, dropCluster, NATS_URL, sharedDatabase } from "./cluster-helpers";
+import { clusterName, dropCluster, NATS_URL, sharedDatabase } from "./helpers";
 
 const start = (o: Record<string, unknown>) => startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: ":memory:", ...o }, silentLogger());
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BIG_ID, getJson, registerNode, startTestCore, until, WsClient, type TestCore } from "../helpers";
-import { clusterName, dropCluster, sharedDatabase } from "./cluster-helpers";
+import { clusterName, dropCluster, sharedDatabase } from "./helpers";
 
 describe("instances share the registry, the feed and the commands", () => {
   const cluster = clusterName();

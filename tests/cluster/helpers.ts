@@ -3,6 +3,9 @@
  * server (NATS_URL, default nats://127.0.0.1:4222) and a database of its own on its
  * PostgreSQL (tests/helpers/postgres.ts); both removed at the end.
  */
+import { SQL } from "bun";
+import { connect as natsConnect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connectBus, type Bus } from "../../src/cluster/connect";
 import { ingestChannel } from "../../src/cluster/ingest-channel";
 import { defaultCoreConfig } from "../../src/config";
@@ -14,6 +17,43 @@ import { silentLogger } from "../../src/log";
 import { scratchDatabase } from "../helpers/postgres";
 
 export const NATS_URL = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+
+export const clusterName = (): string => `t${process.pid}x${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+
+/** Removes a test cluster's streams (and so their consumers) from a NATS server. */
+export async function dropCluster(cluster: string, url = NATS_URL): Promise<void> {
+  const nc = await natsConnect({ servers: url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const s of jsm.streams.list()) if (s.config.name.startsWith(`${cluster}-`)) await jsm.streams.delete(s.config.name);
+  } finally {
+    await nc.close();
+  }
+}
+
+/** A migrated database for every instance of a test. */
+export async function sharedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const db = await scratchDatabase("cluster");
+  const migrated = await openPgDatabase(db.url);
+  await migrated.$client.close();
+  return db;
+}
+
+/** A flat event line numbered `seq` of `producer`: the same line every time it is sent. */
+export const numbered = (producer: string) => (seq: number) =>
+  JSON.stringify({ eventid: "test.numbered", timestamp: new Date(Date.UTC(2026, 0, 1) + seq).toISOString(), src_ip: `198.51.100.${seq % 250}`, producer, seq, honeybee_honeypot_id: `pot-${producer}` });
+
+/** Rows and distinct numbers stored per producer, read from PostgreSQL itself. */
+export async function storedPerProducer(url: string): Promise<Record<string, { rows: number; distinct: number; max: number }>> {
+  const sql = new SQL(url, { max: 1 });
+  try {
+    const rows = await sql`select data::jsonb->>'producer' as p, count(*)::int as n, count(distinct data::jsonb->>'seq')::int as d, max((data::jsonb->>'seq')::int) as m
+      from events where data::jsonb ? 'producer' group by 1`;
+    return Object.fromEntries(rows.map((r: any) => [r.p, { rows: r.n, distinct: r.d, max: r.m }]));
+  } finally {
+    await sql.close();
+  }
+}
 export const BIG = 18446744073709551557n;
 export const NOW = Date.now();
 
@@ -26,7 +66,7 @@ export interface ClusterCtx {
 }
 
 export async function withCluster(run: (c: ClusterCtx) => Promise<void>): Promise<void> {
-  const cluster = `hbtest_${process.pid}_${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`;
+  const cluster = clusterName();
   const db = await scratchDatabase("honeybee_test");
   const migrated = await openPgDatabase(db.url, 2);
   const buses: Bus[] = [];

@@ -10,7 +10,7 @@ import { createLogger } from "../../src/log";
 import { startNode } from "../../src/node/agent";
 import { EventStreamClient, getJson, tempDir, until, WsClient } from "../helpers";
 import { FAST } from "../node/node-helpers";
-import { clusterName, dropCluster, NATS_URL, numbered, sharedDatabase, storedPerProducer } from "./cluster-helpers";
+import { clusterName, dropCluster, NATS_URL, numbered, sharedDatabase, storedPerProducer } from "./helpers";
 import { AckedProducer, spawnCore, type CoreProcess } from "./processes";
 
 describe("three instances", () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { getJson, until } from "../helpers";
 import { startPrivateNats } from "../helpers/private-nats";
-import { clusterName, numbered, sharedDatabase, storedPerProducer } from "./cluster-helpers";
+import { clusterName, numbered, sharedDatabase, storedPerProducer } from "./helpers";
 import { AckedProducer, spawnCore, type CoreProcess } from "./processes";
 
 let nats: Awaited<ReturnType<typeof startPrivateNats>>;

@@ -8,7 +8,7 @@ import { getJson, until } from "../helpers";
 import { scratchDatabaseOn } from "../helpers/postgres";
 import { startPrivatePg, type PrivatePg } from "../helpers/private-pg";
 import { openPgDatabase } from "../../src/db/pg";
-import { clusterName, dropCluster, NATS_URL, numbered, storedPerProducer } from "./cluster-helpers";
+import { clusterName, dropCluster, NATS_URL, numbered, storedPerProducer } from "./helpers";
 import { AckedProducer, spawnCore, type CoreProcess } from "./processes";
 
 const cluster = clusterName();

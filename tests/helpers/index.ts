@@ -23,7 +23,8 @@ export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger 
   // The PostgreSQL switch (tests/helpers/postgres.ts): a database of its own unless one is given.
   const pg = onPostgres() && overrides.db === undefined ? await testDatabase() : null;
   // HONEYBEE_TEST_DB=cluster: the same Core with all its roles, its events through JetStream.
-  const cluster = pg && onCluster() && overrides.bus === undefined ? { bus: process.env.NATS_URL ?? "nats://127.0.0.1:4222", cluster: `t${process.pid}x${Date.now().toString(36)}${Math.floor(Math.random() * 1e6)}` } : {};
+  const shared = pg && onCluster() && overrides.bus === undefined ? await import("../cluster/helpers") : null;
+  const cluster = shared ? { bus: shared.NATS_URL, cluster: shared.clusterName() } : {};
   let core: CoreHandle;
   try {
     core = await startCore({ host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, db: pg?.url ?? ":memory:", log_events: false, api_rate_per_minute: 0, ws_commands_per_minute: 0, ...cluster, ...overrides }, logger);
@@ -36,9 +37,7 @@ export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger 
     let stopped: Promise<void> | null = null;
     const bus = core.cluster?.bus;
     const dropStream = async () => {
-      if (!("cluster" in cluster) || !bus) return;
-      const { dropCluster } = await import("../cluster/cluster-helpers");
-      await dropCluster(cluster.cluster as string, cluster.bus).catch(() => {});
+      if (shared && "cluster" in cluster && bus) await shared.dropCluster(cluster.cluster as string, cluster.bus).catch(() => {});
     };
     core = Object.assign(core, { stop: () => (stopped ??= stop().finally(() => Promise.all([pg.drop(), dropStream()]))) });
   }
