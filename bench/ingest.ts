@@ -203,13 +203,15 @@ async function runBaseline(mode: keyof typeof BASELINES, shape: Shape, connectio
   const server = Bun.spawn([BUN, ...args], { stdout: "pipe", stderr: "inherit" });
   const lines = lineReader(server.stdout);
   const ready = JSON.parse(await lines.next());
+  const before = threadTicks(server.pid);
   const producer = produce(ready.port, connections, false, shape);
   const { done, cpu } = JSON.parse(await lines.next());
+  const note = mode === "tuned" ? cpuNote(server.pid, before, threadTicks(server.pid)) : undefined;
   const p = await producer;
   const rssMb = peakRssMb(server.pid);
   server.kill();
   await server.exited;
-  return { name: BASELINES[mode], shape, connections, rate: EVENTS / ((done - p.start) / 1000), p50: null, p99: null, rssMb, cpuUs: (cpu - ready.cpu) / EVENTS };
+  return { name: BASELINES[mode], shape, connections, rate: EVENTS / ((done - p.start) / 1000), p50: null, p99: null, rssMb, cpuUs: (cpu - ready.cpu) / EVENTS, note };
 }
 
 /** Core's own count of what the run stored: a shape Core refused must not pass for a fast one. */

@@ -25,6 +25,9 @@ export interface Bus {
   close(): Promise<void>;
 }
 
+/** The servers' max_payload (NATS's default, 1 MiB, until the connection has it). */
+export const maxPayload = (nc: NatsConnection): number => nc.info?.max_payload ?? 1024 * 1024;
+
 export const busServers = (bus: string): string[] =>
   bus
     .split(",")

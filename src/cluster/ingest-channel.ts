@@ -13,7 +13,7 @@
  */
 import type { SourceEntry, TypeEntry } from "../db/event-store";
 import type { WriterChannel } from "../core/ingest/writer";
-import type { Bus } from "./connect";
+import { maxPayload, type Bus } from "./connect";
 import { encodeBatch, eventKeys, type WireDictionary } from "./wire";
 
 export interface IngestChannelOptions {
@@ -58,7 +58,7 @@ export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
       let published: Promise<number>;
       try {
         // The message id header and the columns' alignment count towards max_payload too.
-        const maxBytes = opts.maxBytes ?? (bus.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+        const maxBytes = opts.maxBytes ?? maxPayload(bus.nc) - HEADER_ROOM;
         published = publishAll(encodeBatch(batch, eventKeys(batch, dict), dict, maxBytes));
       } catch (e) {
         published = Promise.reject(e);

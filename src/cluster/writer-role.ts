@@ -20,7 +20,7 @@ import type { PgWriteMode } from "../db/pg/event-writer";
 import type { Logger } from "../log";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { stringify } from "../protocol/json";
-import type { Bus } from "./connect";
+import { maxPayload, type Bus } from "./connect";
 import { decodeBatch, mergeBatches, type WireBatch } from "./wire";
 
 /** How long JetStream waits for an acknowledgement before giving a batch to another writer. */
@@ -58,6 +58,8 @@ export interface WriterRoleStats {
   duplicates: number;
   /** Messages that were not batches, dropped. */
   rejected: number;
+  /** Commits that failed for a reason other than the data (PostgreSQL away, a table missing) and were retried. */
+  retries: number;
 }
 
 export interface WriterRoleHandle {
@@ -109,7 +111,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     throw e;
   }
   const consumer = await bus.js.consumers.get(bus.names.eventStream, bus.names.writerConsumer);
-  const stats: WriterRoleStats = { batches: 0, stored: 0, duplicates: 0, rejected: 0 };
+  const stats: WriterRoleStats = { batches: 0, stored: 0, duplicates: 0, rejected: 0, retries: 0 };
   let stopping = false;
   let failing: string | null = null;
   let nextRetention = opts.config.retention_days > 0 ? 0 : Number.POSITIVE_INFINITY;
@@ -142,6 +144,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
         if (refusedByDatabase(e)) throw e;
         if (failing === null) log.error({ err, events: batch.n }, "committing events to PostgreSQL fails: this writer is unhealthy and retries; the events wait in JetStream");
         failing = `committing events to PostgreSQL fails: ${err}`;
+        stats.retries++;
         if (stopping) return null;
         for (const m of msgs) m.working();
         await sleep(pause);
@@ -314,7 +317,7 @@ function publishFeed(bus: Pick<Bus, "nc" | "names">, b: WireBatch, done: Cluster
     g.records.push(toRecord(done.firstId + k, ev));
   }
   // Each message under the servers' max_payload: a big batch of one pot goes as several.
-  const limit = (bus.nc.info?.max_payload ?? 1024 * 1024) - 1024;
+  const limit = maxPayload(bus.nc) - 1024;
   for (const g of groups.values()) {
     const subject = bus.names.feedSubject("PotEvent", g.nodeId, g.potId);
     let parts: string[] = [];

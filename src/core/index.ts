@@ -101,10 +101,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     // Every event must fit in one message of the bus, or its batch could never be published:
     // a longer line is refused at the socket (too_large), as any line past the limit is.
     const { ENVELOPE_ROOM } = await import("../cluster/wire");
-    const maxPayload = clusterBus.nc.info?.max_payload ?? 1024 * 1024;
-    const fit = maxPayload - ENVELOPE_ROOM;
+    const { maxPayload } = await import("../cluster/connect");
+    const payload = maxPayload(clusterBus.nc);
+    const fit = payload - ENVELOPE_ROOM;
     if (config.max_message_bytes > fit) {
-      log.warn({ max_message_bytes: fit, configured: config.max_message_bytes, max_payload: maxPayload }, "max_message_bytes lowered so that every event fits in one message of the bus (raise the NATS servers' max_payload for longer ones)");
+      log.warn({ max_message_bytes: fit, configured: config.max_message_bytes, max_payload: payload }, "max_message_bytes lowered so that every event fits in one message of the bus (raise the NATS servers' max_payload for longer ones)");
       config.max_message_bytes = fit;
     }
   }

@@ -20,7 +20,8 @@ import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../p
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
-import { fromScanned, type NormaliseContext } from "./ingest/normalise";
+import { fromScanned } from "./ingest/from-scanned";
+import type { NormaliseContext } from "./ingest/normalise";
 import { newScannedLine } from "./ingest/scan";
 import { scanEnvelopeLine } from "./ingest/scan-envelope";
 import type { Ingest } from "./ingest/types";

@@ -81,17 +81,19 @@ export interface StatsSummary {
   top: Record<CountKind, TopEntry[]>;
 }
 
+/** The columns of an EventRow, for a select from `events` joined with its source and type. */
+export const eventRowColumns = {
+  id: events.id,
+  ts: events.ts,
+  nodeId: eventSources.nodeId,
+  potId: eventSources.potId,
+  potType: eventSources.potType,
+  eventType: eventTypes.name,
+  srcIp: events.srcIp,
+  data: events.data,
+};
+
 export class EventQueries implements EventReader {
-  private readonly columns = {
-    id: events.id,
-    ts: events.ts,
-    nodeId: eventSources.nodeId,
-    potId: eventSources.potId,
-    potType: eventSources.potType,
-    eventType: eventTypes.name,
-    srcIp: events.srcIp,
-    data: events.data,
-  };
 
   private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
   /** Kept sums of the stats' older hours, by window length (stats-cache.ts). */
@@ -329,7 +331,7 @@ export class EventQueries implements EventReader {
 
   private select() {
     return this.db
-      .select(this.columns)
+      .select(eventRowColumns)
       .from(events)
       .leftJoin(eventSources, eq(eventSources.id, events.sourceId))
       .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))

@@ -45,7 +45,8 @@ export interface EventBatch {
   /**
    * The events' data: UTF-8 JSON objects one after another, event i ending at `dataEnds[i]`.
    * Bytes, not a string: the pipeline copies most of them straight from the socket's chunks,
-   * and an ArrayBuffer moves to the writer's thread without a copy (transferred).
+   * and an ArrayBuffer moves to the writer's thread without a copy (transferred) and back.
+   * The buffer may go on past the last event's end.
    */
   data: ArrayBuffer;
   dataEnds: Int32Array;
@@ -65,9 +66,15 @@ export function readDailyThrough(db: Db): number | null {
   return db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, DAILY_THROUGH)).get()?.value ?? null;
 }
 
+/** The bytes of a batch's events' data (the buffer may go on past them). */
+export function batchBytes(b: Pick<EventBatch, "n" | "data" | "dataEnds">): Buffer {
+  return Buffer.from(b.data, 0, b.n === 0 ? 0 : b.dataEnds[b.n - 1]!);
+}
+
 /** The data of each event of a batch, as text. */
 export function batchData(b: Pick<EventBatch, "n" | "data" | "dataEnds">): string[] {
-  const bytes = Buffer.from(b.data);
+  // The buffer may be longer than the events (the pipeline reuses its buffers).
+  const bytes = batchBytes(b);
   // Decoded once: while it is ASCII (the text as long as the bytes), offsets are indices.
   const all = bytes.toString("utf8");
   const ascii = all.length === bytes.length;

@@ -5,6 +5,7 @@
  * worker thread (or inline for `:memory:` databases), beside the queries (event-queries.ts)
  * reading committed data on the main thread's connection (WAL).
  */
+import { isUtf8 } from "node:buffer";
 import { and, asc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import type { Geo } from "../geo";
 import { AddressWriter, type GeoResolver } from "./address-store";
@@ -17,6 +18,7 @@ import {
   HOUR_MS,
   LAST_ID,
   SEG_SIZE,
+  batchBytes,
   batchData,
   readDailyThrough,
   type CountKind,
@@ -26,7 +28,7 @@ import {
 import { HourlyCounts, bump } from "./hourly-counts";
 import type { Db } from "./index";
 import { ipv4Of, ipv4Text } from "./ipv4";
-import { positional } from "./positional";
+import { positional, slot } from "./positional";
 import { kindOfType, type Kind } from "./session-fields";
 import { SessionTracker } from "./session-tracker";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
@@ -46,12 +48,18 @@ const EVENT_COLUMNS = 6;
  * Values for `rows` events whose placeholders are named by position ("0", "1", ...), so that
  * one reused array holds the values (Drizzle looks a placeholder up by name in what it is
  * given, and an array's indices are names).
+ *
+ * The data is bound as the batch's UTF-8 bytes, cast to text: the same text SQLite would
+ * store from the decoded string (a cast takes the bytes as they are), without decoding every
+ * event into a string that bun:sqlite then encodes back (measured: ~0.15 µs per event less).
+ * Without the cast a blob would be stored, which the JSON functions read as JSONB. Text bound
+ * there stays text.
  */
 function eventRows(rows: number) {
-  const ph = (i: number) => sql`${sql.placeholder(String(i))}`;
+  const ph = (i: number) => sql`${slot(i)}`;
   return Array.from({ length: rows }, (_, r) => {
     const at = r * EVENT_COLUMNS;
-    return { id: ph(at), ts: ph(at + 1), sourceId: ph(at + 2), typeId: ph(at + 3), srcIp: ph(at + 4), data: ph(at + 5) };
+    return { id: ph(at), ts: ph(at + 1), sourceId: ph(at + 2), typeId: ph(at + 3), srcIp: ph(at + 4), data: sql`cast(${slot(at + 5)} as text)` };
   });
 }
 
@@ -159,7 +167,11 @@ export class EventWriter {
   write(b: EventBatch): number {
     const firstId = this.lastId + 1;
     const ips = b.srcIps.split("\n");
-    const data = batchData(b);
+    const bytes = batchBytes(b);
+    // What the pipeline writes is valid UTF-8 (checked: ~0.01 µs per event). Anything else is
+    // decoded as before, invalid sequences becoming U+FFFD in what is stored.
+    const text = isUtf8(bytes) ? null : batchData(b);
+    const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     const rows = this.rowValues;
     const segs: SegmentDelta[] = [];
     let cur: SegmentDelta | null = null;
@@ -174,7 +186,8 @@ export class EventWriter {
       let id = firstId;
       // Rows go in ROWS_PER_INSERT at a time, the last few one by one.
       const whole = b.n - (b.n % ROWS_PER_INSERT);
-      for (let i = 0; i < b.n; i++, id++) {
+      for (let i = 0, from = 0; i < b.n; i++, id++) {
+        const to = b.dataEnds[i]!;
         const ts = b.ts[i]!;
         const ip = ips[i]!;
         const typeId = b.typeId[i]!;
@@ -187,7 +200,9 @@ export class EventWriter {
         v[at + 2] = sourceId;
         v[at + 3] = typeId;
         v[at + 4] = ip || null;
-        v[at + 5] = data[i]!;
+        // An empty view might be bound as NULL.
+        v[at + 5] = text !== null ? text[i]! : to > from ? view.subarray(from, to) : "";
+        from = to;
         if (rest) this.insertEvent(v);
         else if (at === (ROWS_PER_INSERT - 1) * EVENT_COLUMNS) this.insertEvents(v);
         const seg = Math.floor(id / SEG_SIZE);
@@ -205,7 +220,7 @@ export class EventWriter {
         this.writeKeys(s.seg, "type", s.types, newKeys);
         this.writeKeys(s.seg, "source", s.sources, newKeys);
       }
-      this.sessions.write(b.n, firstId, data, b.ts, b.sourceId, b.typeId, ips, this.typeKinds);
+      this.sessions.write(b.n, firstId, bytes, b.dataEnds, b.ts, b.sourceId, b.typeId, ips, this.typeKinds);
     }, IMMEDIATE);
     this.sessions.committed();
     // Only now: a rolled-back batch must not leave keys marked as written. (A rolled-back

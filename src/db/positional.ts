@@ -5,7 +5,11 @@
  * of 17 values), while these columns store what they are given.
  */
 import type { SQLQueryBindings } from "bun:sqlite";
+import { sql } from "drizzle-orm";
 import type { Db } from "./index";
+
+/** The placeholder at position `i` of a positional statement. */
+export const slot = (i: number) => sql.placeholder(String(i));
 
 /**
  * A statement whose placeholders are named by position ("0", "1", ...). Returns a runner taking

@@ -5,7 +5,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./index";
-import { type EventRow, toRow } from "./event-queries";
+import { type EventRow, eventRowColumns, toRow } from "./event-queries";
 import { SEG_SIZE } from "./event-store";
 import { sessionOf } from "./session-fields";
 import { events, eventSources, eventTypes, sessionRecordings, sessions } from "./schema";
@@ -116,16 +116,7 @@ export class SessionQueries {
   events(s: SessionRow): EventRow[] {
     const ph = sql.placeholder;
     const query = this.db
-      .select({
-        id: events.id,
-        ts: events.ts,
-        nodeId: eventSources.nodeId,
-        potId: eventSources.potId,
-        potType: eventSources.potType,
-        eventType: eventTypes.name,
-        srcIp: events.srcIp,
-        data: events.data,
-      })
+      .select(eventRowColumns)
       .from(events)
       .leftJoin(eventSources, eq(eventSources.id, events.sourceId))
       .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))

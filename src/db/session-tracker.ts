@@ -8,10 +8,10 @@
  */
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./index";
-import { positional } from "./positional";
+import { positional, slot } from "./positional";
 import { SEG_SIZE } from "./event-store";
 import { eventSources, sessionRecordings, sessions } from "./schema";
-import { credentials, Kind, SESSION_ID, sessionText } from "./session-fields";
+import { credentials, Kind, nextSessionKey, SESSION_ID, sessionAt, sessionKey, sessionKeyAt, SessionScan, type SessionKey } from "./session-fields";
 
 /**
  * Sessions the writer finds in memory, the most recently active ones (least recently active
@@ -66,7 +66,7 @@ const ROWS_PER_INSERT = 32;
 const SESSION_COLUMNS = 17;
 
 function sessionRows(rows: number) {
-  const ph = (i: number) => sql`${sql.placeholder(String(i))}`;
+  const ph = (i: number) => sql`${slot(i)}`;
   return Array.from({ length: rows }, (_, r) => {
     const at = r * SESSION_COLUMNS;
     return {
@@ -92,7 +92,9 @@ function sessionRows(rows: number) {
 }
 
 export class SessionTracker {
-  private known = new Map<string, Entry>();
+  /** By the session id's key (see SessionKey), least recently active first. */
+  private known = new Map<SessionKey, Entry>();
+  private readonly scan = new SessionScan();
   private nextId = 1;
   private batch = 0;
   /** A batch was written and not (yet) committed. */
@@ -100,23 +102,29 @@ export class SessionTracker {
   private readonly insertMany;
   private readonly insertOne;
   private readonly update;
+  private readonly updateEvents;
+  private readonly updateEventsValues: unknown[] = new Array(7);
   private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * SESSION_COLUMNS);
   private readonly updateValues: unknown[] = new Array(14);
 
   constructor(private readonly db: Db) {
     this.insertMany = positional(db, db.insert(sessions).values(sessionRows(ROWS_PER_INSERT)));
     this.insertOne = positional(db, db.insert(sessions).values(sessionRows(1)));
-    const ph = (i: number) => sql.placeholder(String(i));
+    const ph = slot;
+    // What every batch adds to a known session: placeholders 0-4.
+    const addEvents = {
+      srcIp: sql`coalesce(${sessions.srcIp}, ${ph(0)})`,
+      startTs: sql`min(${sessions.startTs}, ${ph(1)})`,
+      endTs: sql`max(${sessions.endTs}, ${ph(2)})`,
+      lastEventId: sql`${ph(3)}`,
+      events: sql`${sessions.events} + ${ph(4)}`,
+    };
     this.update = positional(
       db,
       db
         .update(sessions)
         .set({
-          srcIp: sql`coalesce(${sessions.srcIp}, ${ph(0)})`,
-          startTs: sql`min(${sessions.startTs}, ${ph(1)})`,
-          endTs: sql`max(${sessions.endTs}, ${ph(2)})`,
-          lastEventId: sql`${ph(3)}`,
-          events: sql`${sessions.events} + ${ph(4)}`,
+          ...addEvents,
           // The first successful login's credentials: set only while there was none.
           username: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.username} else ${ph(5)} end`,
           password: sql`case when ${sessions.loginSuccess} = 1 then ${sessions.password} else ${ph(6)} end`,
@@ -128,6 +136,19 @@ export class SessionTracker {
           segs: sql`${sessions.segs} || ${ph(12)}`,
         })
         .where(eq(sessions.id, ph(13))),
+    );
+    // The same update for a batch that adds only events: it leaves the login, commands, files,
+    // ttylog and closed columns alone, and SQLite then skips the partial indexes on them
+    // (measured: ~2.0 µs per update instead of ~3.1).
+    this.updateEvents = positional(
+      db,
+      db
+        .update(sessions)
+        .set({
+          ...addEvents,
+          segs: sql`${sessions.segs} || ${ph(5)}`,
+        })
+        .where(eq(sessions.id, ph(6))),
     );
     this.load();
   }
@@ -147,8 +168,9 @@ export class SessionTracker {
       const e = new Entry(r.id, false, r.sourceId, r.session);
       e.lastSeg = Number(r.segs.slice(r.segs.lastIndexOf(",") + 1));
       e.login = r.login === 1;
-      e.other = this.known.get(r.session);
-      this.known.set(r.session, e);
+      const key = sessionKey(r.session);
+      e.other = this.known.get(key);
+      this.known.set(key, e);
     }
   }
 
@@ -158,7 +180,7 @@ export class SessionTracker {
    * after the commit, and a write that finds the last one not committed (its transaction
    * rolled back) reloads them from the table first.
    */
-  write(n: number, firstId: number, data: string[], ts: Float64Array, sourceIds: Int32Array, typeIds: Int32Array, ips: string[], kinds: Kind[]): void {
+  write(n: number, firstId: number, bytes: Buffer, ends: Int32Array, ts: Float64Array, sourceIds: Int32Array, typeIds: Int32Array, ips: string[], kinds: Kind[]): void {
     if (this.uncommitted) this.load();
     this.uncommitted = true;
     const batch = ++this.batch;
@@ -166,23 +188,31 @@ export class SessionTracker {
     // The segment as text, for new entries' `segs` (one segment per 4096 events).
     let segOf = -1;
     let segText = "";
+    // Where the session key occurs next in the batch's bytes (-1: nowhere): one search finds
+    // it for every event up to the next that has it.
+    let next = -2;
+    const scan = this.scan;
     for (let i = 0; i < n; i++) {
-      const text = data[i]!;
-      const session = sessionText(text);
-      if (session === null) continue;
+      const from = i === 0 ? 0 : ends[i - 1]!;
+      const to = ends[i]!;
+      if (next !== -1 && next < from) next = nextSessionKey(bytes, from);
+      if (next === -1 || next >= to) continue;
+      if (!scan.find(bytes, from, to, next)) continue;
+      const key = sessionKeyAt(bytes, scan);
       const sourceId = sourceIds[i]!;
       const id = firstId + i;
       const t = ts[i]!;
       const seg = Math.floor(id / SEG_SIZE);
-      const head = this.known.get(session);
+      const head = this.known.get(key);
       let e = head;
       while (e !== undefined && e.sourceId !== sourceId) e = e.other;
       if (e === undefined) {
-        if (!SESSION_ID.test(session)) continue;
+        const session = typeof key === "number" ? sessionAt(bytes, scan) : key;
+        if (typeof key !== "number" && !SESSION_ID.test(session)) continue;
         e = new Entry(this.nextId++, true, sourceId, session);
         // Another source's session of the same id stays in the chain.
         e.other = head;
-        this.known.set(session, e);
+        this.known.set(key, e);
         // Most sessions of attack traffic are new ones of a single event: begun here, without
         // `begin` resetting what the constructor just set.
         e.batch = batch;
@@ -195,8 +225,8 @@ export class SessionTracker {
         touched.push(e);
         if (!e.fresh) {
           // Most recently active last.
-          this.known.delete(session);
-          this.known.set(session, head!);
+          this.known.delete(key);
+          this.known.set(key, head!);
         }
       }
       e.srcIp ??= ips[i] || null;
@@ -212,7 +242,7 @@ export class SessionTracker {
       switch (kinds[typeIds[i]!] ?? Kind.Other) {
         case Kind.LoginSuccess:
           if (!e.login && !e.newLogin) {
-            const creds = credentials(text);
+            const creds = credentials(bytes.toString("utf8", from, to));
             e.username = creds.username;
             e.password = creds.password;
           }
@@ -271,12 +301,14 @@ export class SessionTracker {
           rows = 0;
         }
         e.fresh = false;
+      } else if (!e.newLogin && e.commands === 0 && e.files === 0 && e.ttylog === 0 && e.closed === 0) {
+        const w = this.updateEventsValues;
+        addedValues(w, e);
+        w[5] = e.segs;
+        w[6] = e.id;
+        this.updateEvents(w);
       } else {
-        u[0] = e.srcIp;
-        u[1] = e.startTs;
-        u[2] = e.endTs;
-        u[3] = e.lastEventId;
-        u[4] = e.events;
+        addedValues(u, e);
         u[5] = e.username;
         u[6] = e.password;
         u[7] = login;
@@ -309,11 +341,12 @@ export class SessionTracker {
   }
 
   private unlink(session: string, id: number): void {
-    let head = this.known.get(session);
+    const key = sessionKey(session);
+    let head = this.known.get(key);
     if (head?.id === id) head = head.other;
     else for (let e = head; e?.other; e = e.other) if (e.other.id === id) e.other = e.other.other;
-    if (head) this.known.set(session, head);
-    else this.known.delete(session);
+    if (head) this.known.set(key, head);
+    else this.known.delete(key);
   }
 
   /** Deletes up to `maxRows` sessions that ended before the cutoff, and their recordings; returns how many. */
@@ -354,3 +387,11 @@ function begin(e: Entry, batch: number, id: number, t: number, ip: string | null
   e.segs = "";
 }
 
+/** The values of the `addEvents` placeholders (0-4) of both updates. */
+function addedValues(v: unknown[], e: Entry): void {
+  v[0] = e.srcIp;
+  v[1] = e.startTs;
+  v[2] = e.endTs;
+  v[3] = e.lastEventId;
+  v[4] = e.events;
+}

@@ -67,7 +67,7 @@ test("commits that fail are retried with the batch held; the writer says so once
       await until(() => writer.problem(), "the writer to report its problem");
       expect(writer.problem()).toMatch(/^committing events to PostgreSQL fails: .*event_keys/);
       // Several attempts fail meanwhile; the batch stays with this writer (it tells JetStream it works on it).
-      await Bun.sleep(500);
+      await until(() => writer.stats.retries >= 3, "three failed attempts");
       await pg.sql`alter table event_keys_away rename to event_keys`;
       await until(() => writer.stats.stored === 100, "100 stored");
       expect(writer.problem()).toBeNull();

@@ -5,7 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fromScanned, normalise, toIngestEvent, type IngestEvent, type NormaliseContext } from "../../src/core/ingest/normalise";
+import { fromScanned } from "../../src/core/ingest/from-scanned";
+import { normalise, toIngestEvent, type IngestEvent, type NormaliseContext } from "../../src/core/ingest/normalise";
 import { parseEventLine } from "../../src/core/ingest/parse";
 import { dataBytes, dataText, newScannedLine, scanNativeLine, writeData, type ScannedLine } from "../../src/core/ingest/scan";
 import { eventLines } from "../../bench/ingest-events";

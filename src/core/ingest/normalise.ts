@@ -17,7 +17,6 @@ import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { isEnvelope } from "../../protocol/classify";
 import { decodeEnvelope } from "../../protocol/messages";
 import { isoTime } from "../../protocol/time";
-import type { ScannedLine } from "./scan";
 import { parseTimestamp } from "./timestamp";
 
 export interface NormalisedEvent {
@@ -78,10 +77,10 @@ export interface NormaliseContext {
 
 export type NormaliseResult = { ok: true; event: NormalisedEvent } | { ok: false; error: string };
 
-const MAX_TYPE = 128;
-const MAX_POT_ID = 128;
-const MAX_POT_TYPE = 64;
-const MAX_IP = 64;
+export const MAX_TYPE = 128;
+export const MAX_POT_ID = 128;
+export const MAX_POT_TYPE = 64;
+export const MAX_IP = 64;
 
 const EVENT_KINDS = new Set(["PotEvent", "PotLog", "NodeEvent"]);
 
@@ -324,20 +323,20 @@ function setKey(data: Obj, k: string, v: unknown): void {
 }
 
 /** A pot id or kind: a short string (numbers are accepted as their decimal text). Undefined when invalid. */
-function label(v: unknown, max: number): string | null | undefined {
+export function label(v: unknown, max: number): string | null | undefined {
   if (v === undefined || v === null || v === "") return null;
   if (typeof v === "number" && Number.isFinite(v)) v = String(v);
   if (typeof v !== "string" || v.length > max) return undefined;
   return v;
 }
 
-function prefixOf(eventType: string): string | null {
+export function prefixOf(eventType: string): string | null {
   const dot = eventType.indexOf(".");
   return dot > 0 ? eventType.slice(0, dot) : null;
 }
 
 /** An address fit for a column: short, printable, no separators (IPv4, IPv6, host names). */
-function isAddress(s: string): boolean {
+export function isAddress(s: string): boolean {
   if (s.length === 0 || s.length > MAX_IP) return false;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -365,81 +364,6 @@ function dataText(data: Obj): string {
 /** Data as stored back into an object; exact u64 node ids need the exact parser, the rest the fast one. */
 export function parseData(text: string): Obj {
   return (text.includes('"node_id"') ? parseWithIds(text) : JSON.parse(text)) as Obj;
-}
-
-/**
- * The columns of a line the fast path scanned, by the same rules as `fromNative` + `build`.
- * Null where those rules would fail or keep something in data that the scan cut out (an
- * unreadable timestamp, an address unfit for the column): the general path handles and words
- * those.
- */
-export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent | null {
-  if (s.shape !== 0) return fromScannedEnvelope(s, ctx);
-  const eventType = s.eventid;
-  if (eventType.length === 0 || eventType.length > MAX_TYPE) return null;
-  const potId = label(s.honeypotId ?? s.potId, MAX_POT_ID);
-  const potType = label(s.honeypotType ?? s.potType ?? prefixOf(eventType), MAX_POT_TYPE);
-  if (potId === undefined || potType === undefined) return null;
-  let nodeId: bigint | null = null;
-  if (s.nodeDigits !== null) {
-    nodeId = u64OfDigits(s.nodeDigits);
-    if (nodeId === null) return null;
-  }
-  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
-  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
-  const time = s.timestamp ?? s.time;
-  let ts = parseTimestamp(time);
-  if (ts === null) {
-    if (time !== undefined) return null;
-    ts = ctx.receivedAt;
-  }
-  if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
-  return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: null, username: s.username, password: s.password };
-}
-
-/**
- * The columns of a PotEvent or PotLog envelope the fast path scanned (scan-envelope.ts), by
- * the rules of `fromPotEvent` / `fromPotLog` + `build`; null where the general path must
- * decide or word the error.
- */
-function fromScannedEnvelope(s: ScannedLine, ctx: NormaliseContext): IngestEvent | null {
-  const eventType = s.eventid;
-  if (eventType.length === 0 || eventType.length > MAX_TYPE) return null;
-  const potId = label(s.potId, MAX_POT_ID);
-  let potType = label(s.potType, MAX_POT_TYPE);
-  if (potId === undefined || potType === undefined) return null;
-  let nodeId: bigint | null = null;
-  if (s.nodeDigits !== null) {
-    nodeId = u64OfDigits(s.nodeDigits);
-    if (nodeId === null) return null;
-  }
-  if (ctx.nodeProven && ctx.nodeId !== null) nodeId = ctx.nodeId;
-  else nodeId ??= ctx.nodeId ?? (potId !== null ? ctx.nodeOfPot(potId) : null);
-  if (potType === null) {
-    const known = potId !== null ? (ctx.potTypeOf?.(nodeId, potId) ?? null) : null;
-    potType = known ?? label(prefixOf(eventType), MAX_POT_TYPE) ?? null;
-  }
-  // A PotLog's honeypot time (s.time) must be readable: it was cut from data.
-  let ts = parseTimestamp(s.time ?? s.timestamp);
-  if (ts === null) {
-    if (s.time !== undefined || s.timestamp !== undefined) return null;
-    ts = ctx.receivedAt;
-  }
-  if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
-  return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: null, username: s.username, password: s.password };
-}
-
-// A node sends its own id on every line: the digits are converted once.
-let lastDigits = "";
-let lastU64: bigint | null = null;
-
-function u64OfDigits(digits: string): bigint | null {
-  if (digits.length > 20) return null;
-  if (digits !== lastDigits) {
-    lastDigits = digits;
-    lastU64 = toU64(BigInt(digits));
-  }
-  return lastU64;
 }
 
 export function toRecord(id: number, e: IngestEvent & { text: string }): EventRecord {

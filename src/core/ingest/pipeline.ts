@@ -10,48 +10,18 @@
  * stops reading until half of that has been committed.
  */
 import type { CoreConfig } from "../../config";
-import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
+import type { SourceEntry, TypeEntry } from "../../db/event-store";
 import type { Geo } from "../../geo";
 import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
+import { newBatch, reserve, spoolPositions, storageOf, toWire, type Batch, type Storage } from "./batch";
+import { Dictionaries } from "./dictionaries";
 import { fromNodeEvent, normalise, parseData, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
 import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
-
-interface Batch {
-  /** When its first event arrived (performance.now()): receive-to-commit lag for the metrics. */
-  startedAt: number;
-  seq: number;
-  attempts: number;
-  n: number;
-  ts: Float64Array;
-  sourceId: Int32Array;
-  typeId: Int32Array;
-  ips: string[];
-  /** The events' data, UTF-8 JSON one after another; event i ends at `dataEnds[i]`. */
-  dataBuf: Buffer;
-  dataLen: number;
-  dataEnds: Int32Array;
-  /** Hour → username/password → count. */
-  users: Map<number, Map<string, number>>;
-  passwords: Map<number, Map<string, number>>;
-  newSources: SourceEntry[];
-  newTypes: TypeEntry[];
-  /**
-   * The events themselves, with their data text, only while the live feed wants them: events
-   * `eventsFrom`... of the batch (a subscriber may arrive while the batch fills). The log
-   * lines are written from the columns and the data bytes.
-   */
-  events: IngestEvent[] | null;
-  eventsFrom: number;
-  /** Streams in this batch → their line count when it was sealed. */
-  tags: Map<StreamTag, number>;
-  /** Some event's data may hold a control character: its log lines are escaped. */
-  escape: boolean;
-}
 
 export interface PipelineOptions {
   config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "log_events" | "stats_flush_ms" | "retention_days">;
@@ -79,6 +49,8 @@ export interface PipelineOptions {
 }
 
 const MAX_IN_FLIGHT = 2;
+/** Enough for the batches in flight: in the steady state one waits here for the next batch. */
+const SPARE_STORAGE = MAX_IN_FLIGHT;
 const RETENTION_EVERY_MS = 60_000;
 const RETENTION_CHUNK = 2000;
 const DAY_MS = 86_400_000;
@@ -94,17 +66,13 @@ export class EventPipeline implements Ingest {
   private readonly warn: RateLimitedLog;
   private readonly cfg: PipelineOptions["config"];
 
-  private readonly sourceIds = new Map<bigint | null, Map<string | null, Map<string | null, number>>>();
-  private readonly typeIds = new Map<string, number>();
-  /** The dictionaries the other way round, for log lines: id → source, id → event type. */
-  private readonly sourceById: SourceEntry[] = [];
-  private readonly typeById: string[] = [];
-  private nextSourceId = 1;
-  private nextTypeId = 1;
+  private readonly dict: Dictionaries;
 
   private current: Batch | null = null;
   /** Bytes to allocate for the next batch's data: what the last one needed, so it rarely grows. */
   private dataHint = 64 * 1024;
+  /** Storage of committed batches, for the next ones (at most SPARE_STORAGE). */
+  private readonly spare: Storage[] = [];
   private readonly sealed: Batch[] = [];
   private inFlight = 0;
   private batchSeq = 0;
@@ -139,16 +107,7 @@ export class EventPipeline implements Ingest {
     this.log = opts.logger;
     this.eventLine = this.cfg.log_events ? eventLog(opts.logger, parseData) : null;
     this.warn = new RateLimitedLog(opts.logger);
-    for (const s of opts.dictionaries.sources) {
-      this.sourceMap(s.nodeId === null ? null : BigInt(s.nodeId), s.potId).set(s.potType, s.id);
-      this.sourceById[s.id] = s;
-      this.nextSourceId = Math.max(this.nextSourceId, s.id + 1);
-    }
-    for (const t of opts.dictionaries.types) {
-      this.typeIds.set(t.name, t.id);
-      this.typeById[t.id] = t.name;
-      this.nextTypeId = Math.max(this.nextTypeId, t.id + 1);
-    }
+    this.dict = new Dictionaries(opts.dictionaries);
     if (this.cfg.retention_days > 0) {
       this.retentionTimer = setInterval(() => this.runRetention(), RETENTION_EVERY_MS);
       this.retentionTimer.unref?.();
@@ -264,8 +223,8 @@ export class EventPipeline implements Ingest {
     const b = (this.current ??= this.newBatch());
     const i = b.n++;
     b.ts[i] = ev.ts;
-    b.sourceId[i] = this.sourceIdOf(ev, b);
-    b.typeId[i] = this.typeIdOf(ev.event_type, b);
+    b.sourceId[i] = this.dict.sourceIdOf(ev, b.newSources);
+    b.typeId[i] = this.dict.typeIdOf(ev.event_type, b.newTypes);
     b.ips.push(ev.src_ip ?? "");
     if (b.events === null && this.opts.bus.wants("PotEvent")) {
       b.events = [];
@@ -282,8 +241,8 @@ export class EventPipeline implements Ingest {
     }
     b.dataEnds[i] = b.dataLen;
     if (this.eventLine !== null && !b.escape && mayNeedEscaping(ev.text ?? scan!.line)) b.escape = true;
-    if (ev.username !== null) countIn(b.users, ev.ts, ev.username);
-    if (ev.password !== null) countIn(b.passwords, ev.ts, ev.password);
+    if (ev.username !== null) b.users.count(ev.ts, ev.username);
+    if (ev.password !== null) b.passwords.count(ev.ts, ev.password);
     b.events?.push(ev);
     if (tag && !b.tags.has(tag)) {
       b.tags.set(tag, 0);
@@ -322,60 +281,7 @@ export class EventPipeline implements Ingest {
   }
 
   private newBatch(): Batch {
-    const size = this.cfg.batch_size;
-    return {
-      startedAt: performance.now(),
-      seq: 0,
-      attempts: 0,
-      n: 0,
-      ts: new Float64Array(size),
-      sourceId: new Int32Array(size),
-      typeId: new Int32Array(size),
-      ips: [],
-      dataBuf: Buffer.allocUnsafe(this.dataHint),
-      dataLen: 0,
-      dataEnds: new Int32Array(size),
-      users: new Map(),
-      passwords: new Map(),
-      newSources: [],
-      newTypes: [],
-      events: null,
-      eventsFrom: 0,
-      tags: new Map(),
-      escape: false,
-    };
-  }
-
-  private sourceMap(nodeId: bigint | null, potId: string | null): Map<string | null, number> {
-    let byPot = this.sourceIds.get(nodeId);
-    if (!byPot) this.sourceIds.set(nodeId, (byPot = new Map()));
-    let byType = byPot.get(potId);
-    if (!byType) byPot.set(potId, (byType = new Map()));
-    return byType;
-  }
-
-  private sourceIdOf(ev: IngestEvent, b: Batch): number {
-    const byType = this.sourceMap(ev.node_id, ev.pot_id);
-    let id = byType.get(ev.pot_type);
-    if (id === undefined) {
-      id = this.nextSourceId++;
-      byType.set(ev.pot_type, id);
-      const source = { id, nodeId: ev.node_id === null ? null : ev.node_id.toString(), potId: ev.pot_id, potType: ev.pot_type };
-      this.sourceById[id] = source;
-      b.newSources.push(source);
-    }
-    return id;
-  }
-
-  private typeIdOf(name: string, b: Batch): number {
-    let id = this.typeIds.get(name);
-    if (id === undefined) {
-      id = this.nextTypeId++;
-      this.typeIds.set(name, id);
-      this.typeById[id] = name;
-      b.newTypes.push({ id, name });
-    }
-    return id;
+    return newBatch(this.cfg.batch_size, this.dataHint, this.spare.pop());
   }
 
   // ---- Writing ---------------------------------------------------------------------------
@@ -406,15 +312,22 @@ export class EventPipeline implements Ingest {
   private async send(b: Batch): Promise<void> {
     if (this.opts.writerGate) await this.opts.writerGate();
     let result: WriteResult;
+    const wire = toWire(b);
     try {
-      const written = this.opts.writer.write(toWire(b));
+      const written = this.opts.writer.write(wire);
       this.writesSent++;
       result = await written;
     } catch (e) {
+      b.dataBuf = Buffer.from(wire.data);
       this.writeFailed(b, (e as Error).message);
       return;
     }
+    // A writer in another thread took the data and gave it back (WriterChannel.write).
+    b.dataBuf = Buffer.from(wire.data);
     this.committed(b, result.firstId, result.countsPending);
+    if (this.spare.length < SPARE_STORAGE && b.dataBuf.length > 0) {
+      this.spare.push(storageOf(b));
+    }
   }
 
   /**
@@ -499,7 +412,7 @@ export class EventPipeline implements Ingest {
       byId.set(t, (byId.get(t) ?? 0) + 1);
     }
     const out = new Map<string, number>();
-    for (const [t, n] of byId) out.set(this.typeById[t] ?? String(t), n);
+    for (const [t, n] of byId) out.set(this.dict.typeName(t) ?? String(t), n);
     return out;
   }
 
@@ -507,12 +420,12 @@ export class EventPipeline implements Ingest {
   private logBatch(b: Batch, firstId: number | null, line: EventLogger): void {
     const fields = { id: 0 as number | null, node_id: null as string | null, pot_id: null as string | null, pot_type: null as string | null, event_type: "", timestamp: "", src_ip: null as string | null };
     for (let i = 0, from = 0; i < b.n; i++) {
-      const source = this.sourceById[b.sourceId[i]!]!;
+      const source = this.dict.source(b.sourceId[i]!)!;
       fields.id = firstId === null ? null : firstId + i;
       fields.node_id = source.nodeId;
       fields.pot_id = source.potId;
       fields.pot_type = source.potType;
-      fields.event_type = this.typeById[b.typeId[i]!]!;
+      fields.event_type = this.dict.typeName(b.typeId[i]!)!;
       fields.timestamp = isoTime(b.ts[i]!);
       fields.src_ip = b.ips[i] || null;
       const to = b.dataEnds[i]!;
@@ -576,49 +489,4 @@ export class EventPipeline implements Ingest {
     await Promise.race([this.opts.writer.close().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
     throw new Error(message);
   }
-}
-
-function countIn(byHour: Map<number, Map<string, number>>, ts: number, key: string): void {
-  const h = Math.floor(ts / HOUR_MS);
-  let m = byHour.get(h);
-  if (!m) byHour.set(h, (m = new Map()));
-  m.set(key, (m.get(key) ?? 0) + 1);
-}
-
-/** Makes room for `bytes` more bytes of data in the batch. */
-function reserve(b: Batch, bytes: number): void {
-  if (b.dataLen + bytes <= b.dataBuf.length) return;
-  const grown = Buffer.allocUnsafe(Math.max(b.dataBuf.length * 2, b.dataLen + bytes));
-  b.dataBuf.copy(grown, 0, 0, b.dataLen);
-  b.dataBuf = grown;
-}
-
-function toWire(b: Batch): EventBatch {
-  return {
-    n: b.n,
-    // A copy of just the used part: the batch keeps its own for a retry.
-    data: (b.dataBuf.buffer as ArrayBuffer).slice(b.dataBuf.byteOffset, b.dataBuf.byteOffset + b.dataLen),
-    dataEnds: b.dataEnds.subarray(0, b.n),
-    ts: b.ts.subarray(0, b.n),
-    sourceId: b.sourceId.subarray(0, b.n),
-    typeId: b.typeId.subarray(0, b.n),
-    srcIps: b.ips.join("\n"),
-    credCounts:
-      b.users.size + b.passwords.size === 0
-        ? ""
-        : JSON.stringify([
-            ...Array.from(b.users, ([h, m]) => ["username", h, [...m]]),
-            ...Array.from(b.passwords, ([h, m]) => ["password", h, [...m]]),
-          ]),
-    newSources: b.newSources,
-    newTypes: b.newTypes,
-    spools: spoolPositions(b),
-  };
-}
-
-/** The spool position each node stream of a batch reaches (its last line in the batch). */
-function spoolPositions(b: Batch): [string, number][] {
-  const out: [string, number][] = [];
-  for (const [tag, line] of b.tags) if (tag.spool) out.push([tag.spool.key, tag.spool.first + line]);
-  return out;
 }

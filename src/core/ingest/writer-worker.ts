@@ -8,6 +8,10 @@ import { geoResolver, WriterHost, type WriterRequest } from "./writer";
 
 declare const self: Worker;
 
+/** A write's data goes back to the pipeline, which uses the buffer again (writer.ts). */
+const dataOf = (req: WriterRequest) => (req.op === "write" ? req.batch.data : undefined);
+const transferOf = (req: WriterRequest) => (req.op === "write" ? [req.batch.data] : []);
+
 let db: Db | null = null;
 let host: WriterHost | null = null;
 
@@ -34,8 +38,8 @@ self.onmessage = (e: MessageEvent<{ rid: number; req: WriterRequest }>) => {
         db = host = null;
       }
     }
-    self.postMessage({ rid, ok: true, value });
+    self.postMessage({ rid, ok: true, value, data: dataOf(req) }, transferOf(req));
   } catch (err) {
-    self.postMessage({ rid, ok: false, error: (err as Error).message ?? String(err) });
+    self.postMessage({ rid, ok: false, error: (err as Error).message ?? String(err), data: dataOf(req) }, transferOf(req));
   }
 };

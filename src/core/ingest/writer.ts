@@ -35,7 +35,9 @@ export interface WriterChannel {
   /**
    * Commits a batch. After a failed write every later write fails too, until `resume()`:
    * batches must commit in the order they were sealed (ids, acks), so the caller re-sends
-   * the failed one and everything after it, in order.
+   * the failed one and everything after it, in order. A channel that moves `batch.data` to
+   * another thread puts the buffer back in `batch.data` before the promise settles, so the
+   * caller can log from it, retry with it and use it again.
    */
   write(batch: EventBatch): Promise<WriteResult>;
   resume(): Promise<void>;
@@ -104,7 +106,8 @@ export function inlineWriter(db: Db, geo: GeoSources | null = null): WriterChann
   };
 }
 
-type Reply = { rid: number; ok: true; value: unknown } | { rid: number; ok: false; error: string };
+/** `data`: a write's batch data, given back (transferred) whether it committed or not. */
+type Reply = ({ rid: number; ok: true; value: unknown } | { rid: number; ok: false; error: string }) & { data?: ArrayBuffer };
 
 /**
  * Checkpoints the WAL in a thread of its own (see checkpointer.ts): one request at a time,
@@ -181,7 +184,7 @@ export function workerWriter(path: string, log?: Logger, geo: GeoSources | null 
   let closing = false;
   /** Why the writer's thread is gone: every call, waiting or new, fails with it. */
   let dead: string | null = null;
-  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; batch?: EventBatch }>();
   const died = (why: string) => {
     if (dead || closing) return;
     dead = why;
@@ -194,25 +197,27 @@ export function workerWriter(path: string, log?: Logger, geo: GeoSources | null 
     const w = waiting.get(r.rid);
     if (!w) return;
     waiting.delete(r.rid);
+    if (r.data && w.batch) w.batch.data = r.data;
     if (r.ok) w.resolve(r.value);
     else w.reject(new Error(r.error));
   };
   worker.onerror = (e) => died(`the event writer thread failed: ${e.message}`);
   worker.addEventListener("close", () => died("the event writer thread exited"));
-  const call = <T>(req: WriterRequest, transfer: ArrayBuffer[] = []) =>
+  const call = <T>(req: WriterRequest) =>
     new Promise<T>((resolve, reject) => {
       if (dead) return reject(new Error(dead));
       const rid = ++nextRid;
-      waiting.set(rid, { resolve: resolve as (v: unknown) => void, reject });
-      worker.postMessage({ rid, req }, transfer);
+      const batch = req.op === "write" ? req.batch : undefined;
+      waiting.set(rid, { resolve: resolve as (v: unknown) => void, reject, batch });
+      worker.postMessage({ rid, req }, batch ? [batch.data] : []);
     });
   // Opened first; every later request queues behind it in the worker.
   const opened = call<void>({ op: "open", path, autoCheckpoint: false, geo });
   opened.catch(() => {});
   return {
-    // The data moves to the writer's thread (the caller keeps its own copy for a retry).
+    // The data moves to the writer's thread and comes back with the answer.
     write: async (batch) => {
-      const result = await call<WriteResult>({ op: "write", batch }, [batch.data]);
+      const result = await call<WriteResult>({ op: "write", batch });
       checkpoints.poke();
       return result;
     },
