@@ -53,42 +53,74 @@ export function addressOf(a: number): string {
 export const ADDRESS_COUNT = 100_000;
 
 /**
- * An address's events within a block of this many events share one session, as a bot's logins
- * and commands do (hot addresses make long sessions, rare ones a session per event).
- * `BENCH_SESSION_SPAN=1` gives every event a session of its own: the session writer's worst case.
+ * Events come from attack sessions as Cowrie logs them: a connection, the client's version,
+ * one to eight failed logins, now and then a successful one and a few commands, the close;
+ * ~7.8 events a session. `LIVE_SESSIONS` sessions are open at once (a node's cowrie takes 256
+ * connections per port) and their events interleave; a finished one is replaced by a new one
+ * from an address drawn as above (hot addresses make many sessions). Cowrie's own sample has 3
+ * sessions of 5-9 events in 22 lines (shared samples).
+ *
+ * `BENCH_SESSIONS=single` gives every event a session id of its own: the session writer's
+ * worst case (a new session row per event), not a shape real traffic has.
  */
-const SESSION_SPAN = Math.max(1, Number(process.env.BENCH_SESSION_SPAN ?? 4096));
+const LIVE_SESSIONS = 200;
+const SINGLE_SESSIONS = process.env.BENCH_SESSIONS === "single";
+
+interface Live {
+  ip: string;
+  srcPort: number;
+  session: string;
+  pot: string;
+  /** Event types still to come, last first. */
+  left: string[];
+}
 
 function generator(seed: number, baseMs: number, stepMs: number): (i: number) => Parts {
   const rnd = rng(seed);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  return (i) => {
+  const sessionId = () => (Math.floor(rnd() * 0x1000000) * 0x1000000 + Math.floor(rnd() * 0x1000000)).toString(16).padStart(12, "0");
+  let started = 0;
+  const open = (): Live => {
     const a = Math.floor(ADDRESS_COUNT * rnd() ** 3);
-    const ip = addressOf(a);
-    const session = ((a * 40503 + Math.floor(i / SESSION_SPAN)) >>> 0).toString(16).padStart(12, "0");
-    const srcPort = 1024 + (i % 60000);
-    const p: Parts = { type: "", extra: [], ts: new Date(baseMs + i * stepMs).toISOString(), ip, srcPort, session, pot: POTS[i % 3]! };
-    const r = rnd();
-    if (r < 0.7) {
-      const u = pick(USERS);
-      const pw = pick(PASSWORDS);
-      p.type = "cowrie.login.failed";
-      p.extra = [["username", u], ["password", pw], ["message", `login attempt [${u}/${pw}] failed`]];
-    } else if (r < 0.8) {
-      p.type = "cowrie.session.connect";
-      p.extra = [["dst_ip", "10.0.0.5"], ["message", `New connection: ${ip}:${srcPort} (10.0.0.5:22)`]];
-    } else if (r < 0.9) {
-      p.type = "cowrie.session.closed";
-      p.extra = [["duration", `${(i % 97) / 10}`], ["message", `Connection lost after ${(i % 97) / 10} seconds`]];
-    } else if (r < 0.95) {
-      p.type = "cowrie.client.version";
-      p.extra = [["version", "SSH-2.0-libssh_0.9.6"], ["message", "Remote SSH version: SSH-2.0-libssh_0.9.6"]];
-    } else if (r < 0.98) {
-      p.type = "cowrie.command.input";
-      p.extra = [["input", "uname -a; cat /proc/cpuinfo"], ["message", "CMD: uname -a; cat /proc/cpuinfo"]];
-    } else {
-      p.type = "cowrie.login.success";
-      p.extra = [["username", "root"], ["password", pick(PASSWORDS)], ["message", "login attempt succeeded"]];
+    const script = ["cowrie.session.connect", "cowrie.client.version"];
+    for (let k = 1 + Math.floor(rnd() * 8); k > 0; k--) script.push("cowrie.login.failed");
+    if (rnd() < 0.1) {
+      script.push("cowrie.login.success");
+      for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) script.push("cowrie.command.input");
+    }
+    script.push("cowrie.session.closed");
+    return { ip: addressOf(a), srcPort: 1024 + ((started * 7919) % 60000), session: sessionId(), pot: POTS[started++ % 3]!, left: script.reverse() };
+  };
+  const live = Array.from({ length: LIVE_SESSIONS }, open);
+  return (i) => {
+    const at = Math.floor(rnd() * LIVE_SESSIONS);
+    const s = live[at]!;
+    const type = s.left.pop()!;
+    if (s.left.length === 0) live[at] = open();
+    const { ip, srcPort } = s;
+    const session = SINGLE_SESSIONS ? sessionId() : s.session;
+    const p: Parts = { type, extra: [], ts: new Date(baseMs + i * stepMs).toISOString(), ip, srcPort, session, pot: s.pot };
+    switch (type) {
+      case "cowrie.login.failed": {
+        const u = pick(USERS);
+        const pw = pick(PASSWORDS);
+        p.extra = [["username", u], ["password", pw], ["message", `login attempt [${u}/${pw}] failed`]];
+        break;
+      }
+      case "cowrie.session.connect":
+        p.extra = [["dst_ip", "10.0.0.5"], ["message", `New connection: ${ip}:${srcPort} (10.0.0.5:22)`]];
+        break;
+      case "cowrie.session.closed":
+        p.extra = [["duration", `${(i % 97) / 10}`], ["message", `Connection lost after ${(i % 97) / 10} seconds`]];
+        break;
+      case "cowrie.client.version":
+        p.extra = [["version", "SSH-2.0-libssh_0.9.6"], ["message", "Remote SSH version: SSH-2.0-libssh_0.9.6"]];
+        break;
+      case "cowrie.command.input":
+        p.extra = [["input", "uname -a; cat /proc/cpuinfo"], ["message", "CMD: uname -a; cat /proc/cpuinfo"]];
+        break;
+      default:
+        p.extra = [["username", "root"], ["password", pick(PASSWORDS)], ["message", "login attempt succeeded"]];
     }
     return p;
   };

@@ -29,9 +29,9 @@
  * Env: BENCH_EVENTS (2000000), BENCH_PREFILL (3000000), BENCH_SHAPES (comma list of: flat,
  * potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma list of: discard,
  * sqlite, tuned, core, core-nogeo, core-log, core-single, stall, geo; default all), BENCH_CONNECTIONS
- * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3), BENCH_SESSION_SPAN (4096: an address's
- * events within a block of that many share a session; 1 gives every event its own, the
- * session writer's worst case).
+ * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3), BENCH_SESSIONS ("live": events come
+ * from ~7.8-event Cowrie sessions, 200 open at once; "single": every event a session of its
+ * own, the session writer's worst case).
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
