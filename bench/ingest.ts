@@ -129,11 +129,16 @@ function cpuNote(pid: number, before: Map<number, { name: string; ticks: number 
   const spent = [...after].map(([tid, t]) => ({ tid, name: t.name, ticks: t.ticks - (before.get(tid)?.ticks ?? 0) }));
   const workers = spent.filter((t) => t.name === "Worker").sort((a, b) => a.tid - b.tid);
   const main = spent.find((t) => t.tid === pid)?.ticks ?? 0;
-  const rest = spent.filter((t) => t.tid !== pid && t.name !== "Worker").reduce((n, t) => n + t.ticks, 0);
+  const others = spent.filter((t) => t.tid !== pid && t.name !== "Worker");
+  const rest = others.reduce((n, t) => n + t.ticks, 0);
+  // The rest by thread name (JSC's JIT compiler threads, its collector's helpers, ...), the larger ones.
+  const byName = new Map<string, number>();
+  for (const t of others) byName.set(t.name, (byName.get(t.name) ?? 0) + t.ticks);
+  const named = [...byName].filter(([, ticks]) => (ticks * 10_000) / EVENTS >= 0.05).sort((a, b) => b[1] - a[1]);
   const parts = [`receive ${us(main)}`];
   if (workers[0]) parts.push(`writer ${us(workers[0].ticks)}`);
   if (workers[1]) parts.push(`checkpoint ${us(workers[1].ticks)}`);
-  parts.push(`other ${us(rest)}`);
+  parts.push(`other ${us(rest)}${named.length ? ` (${named.map(([name, ticks]) => `${name} ${us(ticks)}`).join(", ")})` : ""}`);
   return `CPU µs/event: ${parts.join(", ")}`;
 }
 

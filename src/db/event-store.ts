@@ -25,6 +25,9 @@ export const DAILY_KEYS = 5000;
 export const COUNT_KINDS = ["src_ip", "username", "password", "event_type", "country", "asn"] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
 
+/** The writers' transactions take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */
+export const IMMEDIATE = { behavior: "immediate" } as const;
+
 // Type aliases, not interfaces: Drizzle's placeholder values must be index-signature compatible.
 export type SourceEntry = { id: number; nodeId: string | null; potId: string | null; potType: string | null };
 export type TypeEntry = { id: number; name: string };

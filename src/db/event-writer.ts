@@ -1,40 +1,21 @@
 /**
  * The batched writer of the event tables (SQLite): one transaction per batch holding the
- * events, their segments' summaries and Bloom filters, and their sessions; the hourly and
- * daily counters written in bulk every `stats_flush_ms`; and retention. It runs in the ingest
+ * events, their segments' summaries and Bloom filters, and their sessions; the stats counters
+ * (count-writer.ts) told what each batch adds; and retention. It runs in the ingest
  * worker thread (or inline for `:memory:` databases), beside the queries (event-queries.ts)
  * reading committed data on the main thread's connection (WAL).
  */
 import { isUtf8 } from "node:buffer";
 import { and, asc, eq, gte, lt, lte, sql } from "drizzle-orm";
-import type { Geo } from "../geo";
 import { AddressWriter, type GeoResolver } from "./address-store";
 import { BLOOM_BYTES, bloomAdd } from "./bloom";
-import {
-  COUNTED_THROUGH,
-  DAILY_KEYS,
-  DAILY_THROUGH,
-  DAY_HOURS,
-  HOUR_MS,
-  LAST_ID,
-  SEG_SIZE,
-  batchBytes,
-  batchData,
-  readDailyThrough,
-  type CountKind,
-  type EventBatch,
-  type TypeEntry,
-} from "./event-store";
-import { HourlyCounts, bump } from "./hourly-counts";
+import { CountWriter } from "./count-writer";
+import { IMMEDIATE, LAST_ID, SEG_SIZE, batchBytes, batchData, type EventBatch, type TypeEntry } from "./event-store";
 import type { Db } from "./index";
-import { ipv4Of, ipv4Text } from "./ipv4";
 import { positional, slot } from "./positional";
 import { kindOfType, type Kind } from "./session-fields";
 import { SessionTracker } from "./session-tracker";
-import { eventCounts, eventCountsDaily, eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
-
-/** Take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */
-const IMMEDIATE = { behavior: "immediate" } as const;
+import { eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
 
 /**
  * Events per INSERT statement: bun:sqlite pays a call per statement, so 32 rows at once cost
@@ -83,7 +64,7 @@ export class EventWriter {
   /** What each event type adds to a session (by type id). */
   private readonly typeKinds: Kind[] = [];
   private readonly sessions: SessionTracker;
-  private readonly counts = new HourlyCounts();
+  private readonly counts: CountWriter;
   /** Segment keys already written ("seg/kind/value"), so each batch inserts only new ones. */
   private readonly keysWritten = new Set<string>();
   /** The newest segment's address filter, kept whole in memory and rewritten per batch. */
@@ -96,23 +77,15 @@ export class EventWriter {
   private readonly insertType;
   private readonly upsertSegment;
   private readonly insertSegmentKey;
-  private readonly upsertCount;
-  private readonly upsertDaily;
-  /** Days summed up in event_counts_daily: counts that arrive later for them go there too. */
-  private dailyThrough: number;
   private readonly setMeta;
   /** The values of `insertEvents` (and of `insertEvent`), in placeholder order, reused for every statement. */
   private readonly rowValues: unknown[] = new Array(ROWS_PER_INSERT * EVENT_COLUMNS);
   private readonly oneValues: unknown[] = new Array(EVENT_COLUMNS);
 
-  /** Enrichment of the counted addresses; absent in tests of the store alone. */
-  private readonly addresses: AddressWriter | null;
-
   constructor(
     private readonly db: Db,
     geo?: GeoResolver,
   ) {
-    this.addresses = geo ? new AddressWriter(db, geo) : null;
     const ph = sql.placeholder;
     this.insertEvents = positional(db, db.insert(events).values(eventRows(ROWS_PER_INSERT)));
     this.insertEvent = positional(db, db.insert(events).values(eventRows(1)));
@@ -136,16 +109,6 @@ export class EventWriter {
       })
       .prepare();
     this.insertSegmentKey = db.insert(eventSegmentKeys).values({ kind: ph("kind"), value: ph("value"), seg: ph("seg") }).onConflictDoNothing().prepare();
-    this.upsertCount = db
-      .insert(eventCounts)
-      .values({ kind: ph("kind"), bucket: ph("bucket"), key: ph("key"), count: ph("count") })
-      .onConflictDoUpdate({ target: [eventCounts.kind, eventCounts.bucket, eventCounts.key], set: { count: sql`${eventCounts.count} + excluded.count` } })
-      .prepare();
-    this.upsertDaily = db
-      .insert(eventCountsDaily)
-      .values({ kind: ph("kind"), day: ph("day"), key: ph("key"), count: ph("count") })
-      .onConflictDoUpdate({ target: [eventCountsDaily.kind, eventCountsDaily.day, eventCountsDaily.key], set: { count: sql`${eventCountsDaily.count} + excluded.count` } })
-      .prepare();
     this.setMeta = db
       .insert(eventMeta)
       .values({ key: ph("key"), value: ph("value") })
@@ -154,13 +117,13 @@ export class EventWriter {
 
     const lastGiven = db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, LAST_ID)).get()?.value ?? 0;
     this.lastId = Math.max(lastGiven, db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0);
-    this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
+    this.counts = new CountWriter(db, geo ? new AddressWriter(db, geo) : null);
     for (const t of db.select().from(eventTypes).all()) this.addType(t);
     this.sessions = new SessionTracker(db);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const stored = db.select({ bits: eventSegments.ipBloom }).from(eventSegments).where(eq(eventSegments.seg, lastSeg)).get();
     if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.bits) };
-    this.recount();
+    this.counts.recount(this.lastId);
   }
 
   /** Commits one batch; returns the id of its first event (the others follow in order). */
@@ -228,7 +191,7 @@ export class EventWriter {
     if (this.keysWritten.size > 10_000) this.keysWritten.clear(); // forgetting only costs a redundant INSERT OR IGNORE
     for (const k of newKeys) this.keysWritten.add(k);
     this.lastId = firstId + b.n - 1;
-    this.countBatch(b, ips);
+    this.counts.countBatch(b, ips, this.typeName);
     return firstId;
   }
 
@@ -251,129 +214,21 @@ export class EventWriter {
     }
   }
 
-  private countBatch(b: EventBatch, ips: string[]): void {
-    const c = this.counts;
-    // Buckets rarely change within a batch; the per-kind maps are looked up once per bucket.
-    let bucket = -1;
-    let ipKeys: Map<string, number> | null = null;
-    let v4Keys: Map<number, number> | null = null;
-    const typeCounts = new Map<number, Map<number, number>>();
-    let typeKeys: Map<number, number> | null = null;
-    for (let i = 0; i < b.n; i++) {
-      const h = Math.floor(b.ts[i]! / HOUR_MS);
-      if (h !== bucket) {
-        bucket = h;
-        ipKeys = c.keys("src_ip", h);
-        v4Keys = c.ipv4Keys(h);
-        typeKeys = typeCounts.get(h) ?? null;
-        if (!typeKeys) typeCounts.set(h, (typeKeys = new Map()));
-      }
-      const ip = ips[i];
-      if (ip) {
-        const v4 = ipv4Of(ip);
-        if (v4 >= 0) bump(v4Keys!, v4, 1, true);
-        else bump(ipKeys!, ip, 1, true);
-      }
-      const t = b.typeId[i]!;
-      typeKeys!.set(t, (typeKeys!.get(t) ?? 0) + 1);
-    }
-    for (const [h, types] of typeCounts) for (const [t, n] of types) c.add("event_type", h, this.typeNames.get(t) ?? String(t), n);
-    if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) c.add(kind, h, key, n);
-  }
+  private readonly typeName = (id: number) => this.typeNames.get(id) ?? String(id);
 
   /** True when counts wait in memory for `flushCounts`. */
   get countsPending(): boolean {
-    return !this.counts.empty;
+    return this.counts.pending;
   }
 
   /** Writes the in-memory counts and moves the watermark to the last committed event. */
   flushCounts(): void {
-    const through = this.lastId;
-    if (this.addresses) this.countGeo(this.addresses);
-    let committed = false;
-    try {
-      this.db.transaction(() => {
-        this.addresses?.write();
-        for (const [kind, bucket, key, count] of this.counts.entries()) {
-          this.upsertCount.run({ kind, bucket, key, count });
-          const day = Math.floor(bucket / DAY_HOURS);
-          if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
-        }
-        this.setMeta.run({ key: COUNTED_THROUGH, value: through });
-        committed = true;
-      }, IMMEDIATE);
-    } finally {
-      this.addresses?.done(committed);
-      // Counted again from the addresses at the next attempt.
-      if (!committed) for (const k of ["country", "asn"] as const) this.counts.byKind.delete(k);
-    }
-    this.counts.clear();
-    this.rollUpDay();
+    this.counts.flush(this.lastId);
   }
 
-  /** Country and ASN counts from the address counts about to be written: per distinct address, not per event. */
-  private countGeo(addresses: AddressWriter): void {
-    const add = (bucket: number, g: Geo, n: number) => {
-      if (g.country !== null) this.counts.add("country", bucket, g.country, n);
-      if (g.asn !== null) this.counts.add("asn", bucket, String(g.asn), n);
-    };
-    for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, addresses.seeV4(v4, ipv4Text, bucket * HOUR_MS), n);
-    for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, addresses.see(ip, bucket * HOUR_MS), n);
-  }
-
-  /**
-   * Sums up the next finished day (at most one per call, so a database with a long backlog
-   * catches up a day per flush rather than stalling the writer): each kind's DAILY_KEYS most
-   * frequent keys of the day's hourly counters go to event_counts_daily.
-   */
+  /** Sums up the next finished day of the counters (see CountWriter.rollUpDay). */
   rollUpDay(now = Date.now()): boolean {
-    const day = this.dailyThrough + 1;
-    if (day >= Math.floor(now / HOUR_MS / DAY_HOURS)) return false;
-    const from = day * DAY_HOURS;
-    this.db.transaction(() => {
-      this.db.run(sql`
-        insert into ${eventCountsDaily} (kind, day, key, count)
-        select kind, ${day}, key, total from (
-          select kind, key, sum(count) as total,
-                 row_number() over (partition by kind order by sum(count) desc, key) as rank
-          from ${eventCounts}
-          where bucket >= ${from} and bucket < ${from + DAY_HOURS}
-          group by kind, key)
-        where rank <= ${DAILY_KEYS}
-        on conflict do update set count = count + excluded.count`);
-      this.setMeta.run({ key: DAILY_THROUGH, value: day });
-    }, IMMEDIATE);
-    this.dailyThrough = day;
-    return true;
-  }
-
-  /** A database without daily counts yet: its oldest hourly counters are the first day to sum up. */
-  private startDailyThrough(): number {
-    const oldest = this.db.select({ bucket: sql<number | null>`min(${eventCounts.bucket})` }).from(eventCounts).get()?.bucket;
-    const day = (oldest === null || oldest === undefined ? Math.floor(Date.now() / HOUR_MS / DAY_HOURS) : Math.floor(oldest / DAY_HOURS)) - 1;
-    this.setMeta.run({ key: DAILY_THROUGH, value: day });
-    return day;
-  }
-
-  /** Counts the events a crash left uncounted (those above the watermark). */
-  private recount(): void {
-    const through = this.db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, COUNTED_THROUGH)).get()?.value ?? 0;
-    if (through >= this.lastId) return;
-    const textField = (path: string) => sql<string | null>`case when json_type(${events.data}, ${path}) = 'text' then json_extract(${events.data}, ${path}) end`;
-    const rows = this.db
-      .select({ ts: events.ts, type: eventTypes.name, ip: events.srcIp, user: textField("$.username"), pass: textField("$.password") })
-      .from(events)
-      .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))
-      .where(sql`${events.id} > ${through}`)
-      .all();
-    for (const r of rows) {
-      const h = Math.floor(r.ts / HOUR_MS);
-      this.counts.add("event_type", h, r.type);
-      if (r.ip) this.counts.add("src_ip", h, r.ip);
-      if (r.user !== null) this.counts.add("username", h, r.user);
-      if (r.pass !== null) this.counts.add("password", h, r.pass);
-    }
-    this.flushCounts();
+    return this.counts.rollUpDay(now);
   }
 
   /**
@@ -392,9 +247,7 @@ export class EventWriter {
     if (!seg) {
       const sessionsDeleted = this.db.transaction(() => this.sessions.retentionStep(cutoffMs, maxRows), IMMEDIATE);
       if (sessionsDeleted > 0) return sessionsDeleted;
-      const bucket = Math.floor(cutoffMs / HOUR_MS);
-      this.db.delete(eventCounts).where(lt(eventCounts.bucket, bucket)).run();
-      this.db.delete(eventCountsDaily).where(lt(eventCountsDaily.day, Math.floor(bucket / DAY_HOURS))).run();
+      this.counts.deleteBefore(cutoffMs);
       return 0;
     }
     const lo = seg.seg * SEG_SIZE;

@@ -1,0 +1,179 @@
+/**
+ * The stats counters of the event tables (SQLite): what each batch adds is counted in memory
+ * (HourlyCounts) and written in bulk every `stats_flush_ms`, hourly into event_counts and,
+ * for days already summed up, daily into event_counts_daily. Runs beside the event writer
+ * (event-writer.ts), in its thread and on its connection; the stats queries read the tables.
+ */
+import { eq, lt, sql } from "drizzle-orm";
+import type { Geo } from "../geo";
+import type { AddressWriter } from "./address-store";
+import { COUNTED_THROUGH, DAILY_KEYS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, IMMEDIATE, readDailyThrough, type CountKind, type EventBatch } from "./event-store";
+import { HourlyCounts, bump } from "./hourly-counts";
+import type { Db } from "./index";
+import { ipv4Of, ipv4Text } from "./ipv4";
+import { eventCounts, eventCountsDaily, eventMeta, events, eventTypes } from "./schema";
+
+export class CountWriter {
+  private readonly counts = new HourlyCounts();
+  private readonly upsertCount;
+  private readonly upsertDaily;
+  private readonly setMeta;
+  /** Days summed up in event_counts_daily: counts that arrive later for them go there too. */
+  private dailyThrough: number;
+
+  constructor(
+    private readonly db: Db,
+    /** Enrichment of the counted addresses; absent in tests of the store alone. */
+    private readonly addresses: AddressWriter | null,
+  ) {
+    const ph = sql.placeholder;
+    this.upsertCount = db
+      .insert(eventCounts)
+      .values({ kind: ph("kind"), bucket: ph("bucket"), key: ph("key"), count: ph("count") })
+      .onConflictDoUpdate({ target: [eventCounts.kind, eventCounts.bucket, eventCounts.key], set: { count: sql`${eventCounts.count} + excluded.count` } })
+      .prepare();
+    this.upsertDaily = db
+      .insert(eventCountsDaily)
+      .values({ kind: ph("kind"), day: ph("day"), key: ph("key"), count: ph("count") })
+      .onConflictDoUpdate({ target: [eventCountsDaily.kind, eventCountsDaily.day, eventCountsDaily.key], set: { count: sql`${eventCountsDaily.count} + excluded.count` } })
+      .prepare();
+    this.setMeta = db
+      .insert(eventMeta)
+      .values({ key: ph("key"), value: ph("value") })
+      .onConflictDoUpdate({ target: eventMeta.key, set: { value: sql`excluded.value` } })
+      .prepare();
+    this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
+  }
+
+  /** Counts a committed batch (its addresses split out of `b.srcIps` already). */
+  countBatch(b: EventBatch, ips: string[], typeName: (id: number) => string): void {
+    const c = this.counts;
+    // Buckets rarely change within a batch; the per-kind maps are looked up once per bucket.
+    let bucket = -1;
+    let ipKeys: Map<string, number> | null = null;
+    let v4Keys: Map<number, number> | null = null;
+    const typeCounts = new Map<number, Map<number, number>>();
+    let typeKeys: Map<number, number> | null = null;
+    for (let i = 0; i < b.n; i++) {
+      const h = Math.floor(b.ts[i]! / HOUR_MS);
+      if (h !== bucket) {
+        bucket = h;
+        ipKeys = c.keys("src_ip", h);
+        v4Keys = c.ipv4Keys(h);
+        typeKeys = typeCounts.get(h) ?? null;
+        if (!typeKeys) typeCounts.set(h, (typeKeys = new Map()));
+      }
+      const ip = ips[i];
+      if (ip) {
+        const v4 = ipv4Of(ip);
+        if (v4 >= 0) bump(v4Keys!, v4, 1, true);
+        else bump(ipKeys!, ip, 1, true);
+      }
+      const t = b.typeId[i]!;
+      typeKeys!.set(t, (typeKeys!.get(t) ?? 0) + 1);
+    }
+    for (const [h, types] of typeCounts) for (const [t, n] of types) c.add("event_type", h, typeName(t), n);
+    if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) c.add(kind, h, key, n);
+  }
+
+  /** True when counts wait in memory for `flush`. */
+  get pending(): boolean {
+    return !this.counts.empty;
+  }
+
+  /** Writes the in-memory counts, moving the watermark to `through` (the last event they include). */
+  flush(through: number): void {
+    if (this.addresses) this.countGeo(this.addresses);
+    let committed = false;
+    try {
+      this.db.transaction(() => {
+        this.addresses?.write();
+        for (const [kind, bucket, key, count] of this.counts.entries()) {
+          this.upsertCount.run({ kind, bucket, key, count });
+          const day = Math.floor(bucket / DAY_HOURS);
+          if (day <= this.dailyThrough) this.upsertDaily.run({ kind, day, key, count });
+        }
+        this.setMeta.run({ key: COUNTED_THROUGH, value: through });
+        committed = true;
+      }, IMMEDIATE);
+    } finally {
+      this.addresses?.done(committed);
+      // Counted again from the addresses at the next attempt.
+      if (!committed) for (const k of ["country", "asn"] as const) this.counts.byKind.delete(k);
+    }
+    this.counts.clear();
+    this.rollUpDay();
+  }
+
+  /** Country and ASN counts from the address counts about to be written: per distinct address, not per event. */
+  private countGeo(addresses: AddressWriter): void {
+    const add = (bucket: number, g: Geo, n: number) => {
+      if (g.country !== null) this.counts.add("country", bucket, g.country, n);
+      if (g.asn !== null) this.counts.add("asn", bucket, String(g.asn), n);
+    };
+    for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, addresses.seeV4(v4, ipv4Text, bucket * HOUR_MS), n);
+    for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, addresses.see(ip, bucket * HOUR_MS), n);
+  }
+
+  /**
+   * Sums up the next finished day (at most one per call, so a database with a long backlog
+   * catches up a day per flush rather than stalling the writer): each kind's DAILY_KEYS most
+   * frequent keys of the day's hourly counters go to event_counts_daily.
+   */
+  rollUpDay(now = Date.now()): boolean {
+    const day = this.dailyThrough + 1;
+    if (day >= Math.floor(now / HOUR_MS / DAY_HOURS)) return false;
+    const from = day * DAY_HOURS;
+    this.db.transaction(() => {
+      this.db.run(sql`
+        insert into ${eventCountsDaily} (kind, day, key, count)
+        select kind, ${day}, key, total from (
+          select kind, key, sum(count) as total,
+                 row_number() over (partition by kind order by sum(count) desc, key) as rank
+          from ${eventCounts}
+          where bucket >= ${from} and bucket < ${from + DAY_HOURS}
+          group by kind, key)
+        where rank <= ${DAILY_KEYS}
+        on conflict do update set count = count + excluded.count`);
+      this.setMeta.run({ key: DAILY_THROUGH, value: day });
+    }, IMMEDIATE);
+    this.dailyThrough = day;
+    return true;
+  }
+
+  /** A database without daily counts yet: its oldest hourly counters are the first day to sum up. */
+  private startDailyThrough(): number {
+    const oldest = this.db.select({ bucket: sql<number | null>`min(${eventCounts.bucket})` }).from(eventCounts).get()?.bucket;
+    const day = (oldest === null || oldest === undefined ? Math.floor(Date.now() / HOUR_MS / DAY_HOURS) : Math.floor(oldest / DAY_HOURS)) - 1;
+    this.setMeta.run({ key: DAILY_THROUGH, value: day });
+    return day;
+  }
+
+  /** Counts the events a crash left uncounted (those above the watermark, up to `lastId`). */
+  recount(lastId: number): void {
+    const through = this.db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, COUNTED_THROUGH)).get()?.value ?? 0;
+    if (through >= lastId) return;
+    const textField = (path: string) => sql<string | null>`case when json_type(${events.data}, ${path}) = 'text' then json_extract(${events.data}, ${path}) end`;
+    const rows = this.db
+      .select({ ts: events.ts, type: eventTypes.name, ip: events.srcIp, user: textField("$.username"), pass: textField("$.password") })
+      .from(events)
+      .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))
+      .where(sql`${events.id} > ${through}`)
+      .all();
+    for (const r of rows) {
+      const h = Math.floor(r.ts / HOUR_MS);
+      this.counts.add("event_type", h, r.type);
+      if (r.ip) this.counts.add("src_ip", h, r.ip);
+      if (r.user !== null) this.counts.add("username", h, r.user);
+      if (r.pass !== null) this.counts.add("password", h, r.pass);
+    }
+    this.flush(lastId);
+  }
+
+  /** Deletes the counters of hours (and days) before `cutoffMs`: retention's last step. */
+  deleteBefore(cutoffMs: number): void {
+    const bucket = Math.floor(cutoffMs / HOUR_MS);
+    this.db.delete(eventCounts).where(lt(eventCounts.bucket, bucket)).run();
+    this.db.delete(eventCountsDaily).where(lt(eventCountsDaily.day, Math.floor(bucket / DAY_HOURS))).run();
+  }
+}
