@@ -31,7 +31,8 @@
  * sqlite, tuned, core, core-nogeo, core-log, core-single, stall, geo; default all), BENCH_CONNECTIONS
  * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3), BENCH_SESSIONS ("live": events come
  * from ~7.8-event Cowrie sessions, 200 open at once; "single": every event a session of its
- * own, the session writer's worst case).
+ * own, the session writer's worst case), BENCH_CORE_FLAGS (Bun's flags for Core's process, e.g.
+ * "--cpu-prof-md --cpu-prof-dir=<dir>": a profile of its main thread when it stops).
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -55,6 +56,8 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,8").split(",").map(Numb
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 3000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const DAY_MS = 86_400_000;
+/** Bun's own flags for Core's process, e.g. "--cpu-prof-md --cpu-prof-dir=/some/dir" to profile where its main thread spends. */
+const CORE_FLAGS = (process.env.BENCH_CORE_FLAGS ?? "").split(" ").filter(Boolean);
 const CORE = "Core, event log off";
 
 interface Result {
@@ -229,7 +232,7 @@ async function checkCommitted(apiPort: number, expected: number): Promise<string
 async function runCore(name: string, shape: Shape, connections: number, dbPath: string, logEvents: boolean, env: Record<string, string> = {}): Promise<Result> {
   const logPath = dbPath + ".log";
   const proc = Bun.spawn(
-    [BUN, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", "--log-events", String(logEvents)],
+    [BUN, ...CORE_FLAGS, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", "--log-events", String(logEvents)],
     // Logs go to a file, as in production; a pipe would make this process a second consumer of CPU.
     { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, HONEYBEE_API_RATE_PER_MINUTE: "0", ...env } },
   );
