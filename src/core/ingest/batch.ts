@@ -50,7 +50,9 @@ export interface Batch extends Storage {
 /** Hour → key → count, remembering the last hour's map: a batch's events rarely change hour. */
 export class HourCounts {
   readonly byHour = new Map<number, Map<string, number>>();
-  private lastHour = Number.NaN;
+  // An integer, like every hour after it: a NaN here made the JIT's code for `count`, which
+  // expects integers, bail out once per batch (a batch starts a new instance).
+  private lastHour = -1;
   private last: Map<string, number> | null = null;
 
   count(ts: number, key: string): void {
