@@ -7,10 +7,10 @@
 import { eq, lt, sql } from "drizzle-orm";
 import type { Geo } from "../geo";
 import type { AddressWriter } from "./address-store";
-import { COUNTED_THROUGH, DAILY_KEYS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, IMMEDIATE, readDailyThrough, type CountKind, type EventBatch } from "./event-store";
-import { HourlyCounts, bump } from "./hourly-counts";
+import { COUNTED_THROUGH, DAILY_KEYS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, IMMEDIATE, metaUpsert, readDailyThrough, type EventBatch } from "./event-store";
+import { HourlyCounts } from "./hourly-counts";
 import type { Db } from "./index";
-import { ipv4Of, ipv4Text } from "./ipv4";
+import { ipv4Text } from "./ipv4";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventTypes } from "./schema";
 
 export class CountWriter {
@@ -37,43 +37,13 @@ export class CountWriter {
       .values({ kind: ph("kind"), day: ph("day"), key: ph("key"), count: ph("count") })
       .onConflictDoUpdate({ target: [eventCountsDaily.kind, eventCountsDaily.day, eventCountsDaily.key], set: { count: sql`${eventCountsDaily.count} + excluded.count` } })
       .prepare();
-    this.setMeta = db
-      .insert(eventMeta)
-      .values({ key: ph("key"), value: ph("value") })
-      .onConflictDoUpdate({ target: eventMeta.key, set: { value: sql`excluded.value` } })
-      .prepare();
+    this.setMeta = metaUpsert(db);
     this.dailyThrough = readDailyThrough(db) ?? this.startDailyThrough();
   }
 
   /** Counts a committed batch (its addresses split out of `b.srcIps` already). */
   countBatch(b: EventBatch, ips: string[], typeName: (id: number) => string): void {
-    const c = this.counts;
-    // Buckets rarely change within a batch; the per-kind maps are looked up once per bucket.
-    let bucket = -1;
-    let ipKeys: Map<string, number> | null = null;
-    let v4Keys: Map<number, number> | null = null;
-    const typeCounts = new Map<number, Map<number, number>>();
-    let typeKeys: Map<number, number> | null = null;
-    for (let i = 0; i < b.n; i++) {
-      const h = Math.floor(b.ts[i]! / HOUR_MS);
-      if (h !== bucket) {
-        bucket = h;
-        ipKeys = c.keys("src_ip", h);
-        v4Keys = c.ipv4Keys(h);
-        typeKeys = typeCounts.get(h) ?? null;
-        if (!typeKeys) typeCounts.set(h, (typeKeys = new Map()));
-      }
-      const ip = ips[i];
-      if (ip) {
-        const v4 = ipv4Of(ip);
-        if (v4 >= 0) bump(v4Keys!, v4, 1, true);
-        else bump(ipKeys!, ip, 1, true);
-      }
-      const t = b.typeId[i]!;
-      typeKeys!.set(t, (typeKeys!.get(t) ?? 0) + 1);
-    }
-    for (const [h, types] of typeCounts) for (const [t, n] of types) c.add("event_type", h, typeName(t), n);
-    if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) c.add(kind, h, key, n);
+    this.counts.countBatch(b, ips, typeName);
   }
 
   /** True when counts wait in memory for `flush`. */

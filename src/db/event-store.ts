@@ -5,7 +5,7 @@
  * pg/event-queries.ts. See the `events` table in schema.ts for why the storage looks the way
  * it does.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "./index";
 import { eventMeta } from "./schema";
 
@@ -63,6 +63,15 @@ export interface EventBatch {
   newTypes: TypeEntry[];
   /** Node spool positions this batch commits (`spool:<node>:<spool>`, position). */
   spools: [string, number][];
+}
+
+/** The SQLite writers' statement that sets one event_meta key. */
+export function metaUpsert(db: Db) {
+  return db
+    .insert(eventMeta)
+    .values({ key: sql.placeholder("key"), value: sql.placeholder("value") })
+    .onConflictDoUpdate({ target: eventMeta.key, set: { value: sql`excluded.value` } })
+    .prepare();
 }
 
 export function readDailyThrough(db: Db): number | null {

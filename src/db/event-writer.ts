@@ -1,7 +1,7 @@
 /**
  * The batched writer of the event tables (SQLite): one transaction per batch holding the
- * events, their segments' summaries and Bloom filters, and their sessions; the stats counters
- * (count-writer.ts) told what each batch adds; and retention. It runs in the ingest
+ * events, their segments' summaries and Bloom filters, and their sessions; retention; and,
+ * after each commit, what the batch adds to the stats counters (count-writer.ts). It runs in the ingest
  * worker thread (or inline for `:memory:` databases), beside the queries (event-queries.ts)
  * reading committed data on the main thread's connection (WAL).
  */
@@ -10,7 +10,7 @@ import { and, asc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import { AddressWriter, type GeoResolver } from "./address-store";
 import { BLOOM_BYTES, bloomAdd } from "./bloom";
 import { CountWriter } from "./count-writer";
-import { IMMEDIATE, LAST_ID, SEG_SIZE, batchBytes, batchData, type EventBatch, type TypeEntry } from "./event-store";
+import { IMMEDIATE, LAST_ID, SEG_SIZE, batchBytes, batchData, metaUpsert, type EventBatch, type TypeEntry } from "./event-store";
 import type { Db } from "./index";
 import { positional, slot } from "./positional";
 import { kindOfType, type Kind } from "./session-fields";
@@ -109,11 +109,7 @@ export class EventWriter {
       })
       .prepare();
     this.insertSegmentKey = db.insert(eventSegmentKeys).values({ kind: ph("kind"), value: ph("value"), seg: ph("seg") }).onConflictDoNothing().prepare();
-    this.setMeta = db
-      .insert(eventMeta)
-      .values({ key: ph("key"), value: ph("value") })
-      .onConflictDoUpdate({ target: eventMeta.key, set: { value: sql`excluded.value` } })
-      .prepare();
+    this.setMeta = metaUpsert(db);
 
     const lastGiven = db.select({ value: eventMeta.value }).from(eventMeta).where(eq(eventMeta.key, LAST_ID)).get()?.value ?? 0;
     this.lastId = Math.max(lastGiven, db.select({ max: sql<number | null>`max(${events.id})` }).from(events).get()?.max ?? 0);

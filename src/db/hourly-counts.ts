@@ -1,5 +1,5 @@
-import type { CountKind } from "./event-store";
-import { ipv4Text } from "./ipv4";
+import { HOUR_MS, type CountKind, type EventBatch } from "./event-store";
+import { ipv4Of, ipv4Text } from "./ipv4";
 
 /**
  * The stats need top-N lists, and attack traffic has a long tail of addresses and passwords
@@ -45,6 +45,39 @@ export class HourlyCounts {
 
   add(kind: CountKind, bucket: number, key: string, n = 1): void {
     bump(this.keys(kind, bucket), key, n, kind !== "event_type");
+  }
+
+  /**
+   * Counts what a committed batch adds (its addresses split out of `b.srcIps` already): the
+   * addresses and event types here, the credentials as the receiving thread counted them.
+   */
+  countBatch(b: EventBatch, ips: string[], typeName: (id: number) => string): void {
+    // Buckets rarely change within a batch; the per-kind maps are looked up once per bucket.
+    let bucket = -1;
+    let ipKeys: Map<string, number> | null = null;
+    let v4Keys: Map<number, number> | null = null;
+    const typeCounts = new Map<number, Map<number, number>>();
+    let typeKeys: Map<number, number> | null = null;
+    for (let i = 0; i < b.n; i++) {
+      const h = Math.floor(b.ts[i]! / HOUR_MS);
+      if (h !== bucket) {
+        bucket = h;
+        ipKeys = this.keys("src_ip", h);
+        v4Keys = this.ipv4Keys(h);
+        typeKeys = typeCounts.get(h) ?? null;
+        if (!typeKeys) typeCounts.set(h, (typeKeys = new Map()));
+      }
+      const ip = ips[i];
+      if (ip) {
+        const v4 = ipv4Of(ip);
+        if (v4 >= 0) bump(v4Keys!, v4, 1, true);
+        else bump(ipKeys!, ip, 1, true);
+      }
+      const t = b.typeId[i]!;
+      typeKeys!.set(t, (typeKeys!.get(t) ?? 0) + 1);
+    }
+    for (const [h, types] of typeCounts) for (const [t, n] of types) this.add("event_type", h, typeName(t), n);
+    if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) this.add(kind, h, key, n);
   }
 
   /** Every count: kind, hour bucket, key, count. */

@@ -18,11 +18,9 @@ import {
   LAST_ID,
   SEG_SIZE,
   batchData,
-  type CountKind,
   type EventBatch,
 } from "../event-store";
-import { HourlyCounts, bump } from "../hourly-counts";
-import { ipv4Of } from "../ipv4";
+import { HourlyCounts } from "../hourly-counts";
 import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, dropPartition, partitionDays } from "./partitions";
 
 /** How the events of a batch reach the table: COPY (the default, faster) or INSERT ... SELECT FROM unnest(arrays). */
@@ -162,7 +160,7 @@ export class PgEventWriter {
     });
     this.committed(prep, firstId + b.n - 1);
     for (const t of b.newTypes) this.typeNames.set(t.id, t.name);
-    this.countBatch(b, rows.ips);
+    this.counts.countBatch(b, rows.ips, (id) => this.typeNames.get(id) ?? String(id));
     return firstId;
   }
 
@@ -252,21 +250,6 @@ export class PgEventWriter {
   private bloomOf(seg: number): Uint8Array {
     if (this.bloom?.seg !== seg) this.bloom = { seg, bits: new Uint8Array(BLOOM_BYTES) };
     return this.bloom.bits;
-  }
-
-  private countBatch(b: EventBatch, ips: string[]): void {
-    const c = this.counts;
-    for (let i = 0; i < b.n; i++) {
-      const h = Math.floor(b.ts[i]! / HOUR_MS);
-      const ip = ips[i];
-      if (ip) {
-        const v4 = ipv4Of(ip);
-        if (v4 >= 0) bump(c.ipv4Keys(h), v4, 1, true);
-        else bump(c.keys("src_ip", h), ip, 1, true);
-      }
-      c.add("event_type", h, this.typeNames.get(b.typeId[i]!) ?? String(b.typeId[i]), 1);
-    }
-    if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) c.add(kind, h, key, n);
   }
 
   get countsPending(): boolean {
