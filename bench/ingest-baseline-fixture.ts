@@ -8,14 +8,16 @@
  *
  * argv: mode, expected events, db path (sqlite). Prints {"port", "cpu"} when listening and
  * {"done": Date.now(), "cpu"} once every expected event is parsed (discard) or committed
- * (sqlite); cpu is the process's CPU time so far in µs, all threads.
+ * (sqlite); cpu is the process's CPU time so far in µs, all threads. The expected events may
+ * be a comma list of running totals ("1000000,3000000": a warm-up, then the measured run):
+ * a done line for each.
  */
 import { Database } from "bun:sqlite";
 import { LineSplitter } from "../src/protocol/framing";
 import { naiveLine, registrationAck, type NaiveRow } from "./ingest-naive";
 
 const [mode, expectedArg, dbPath] = process.argv.slice(2);
-const expected = Number(expectedArg);
+const milestones = expectedArg!.split(",").map(Number);
 let count = 0;
 
 /** CPU time of the whole process (every thread) so far, µs. */
@@ -24,13 +26,18 @@ const cpu = () => {
   return u.user + u.system;
 };
 
-const finish = () => {
+/** Prints a done line for each running total reached. */
+const reached = () => {
   // Not exiting: the bench reads this process's peak memory before it ends it.
-  console.log(JSON.stringify({ done: Date.now(), cpu: cpu() }));
+  while (milestones.length && count >= milestones[0]!) {
+    milestones.shift();
+    console.log(JSON.stringify({ done: Date.now(), cpu: cpu() }));
+  }
 };
 
 let onEvent: (row: NaiveRow) => void = () => {
-  if (++count === expected) finish();
+  count++;
+  reached();
 };
 
 if (mode === "sqlite") {
@@ -49,7 +56,7 @@ if (mode === "sqlite") {
     rows = [];
     commit(batch);
     count += batch.length;
-    if (count === expected) finish();
+    reached();
   };
   onEvent = (row) => {
     rows.push(row);

@@ -11,7 +11,8 @@
  *
  * argv: expected events, db path. Prints {"port", "cpu"} when listening and
  * {"done": Date.now(), "cpu"} once every expected event is committed (cpu: the process's CPU
- * time so far, µs, all threads).
+ * time so far, µs, all threads). The expected events may be a comma list of running totals
+ * (a warm-up, then the measured run): a done line for each.
  */
 import type { Socket } from "bun";
 import { LineSplitter } from "../src/protocol/framing";
@@ -19,7 +20,7 @@ import { naiveLine, registrationAck, type NaiveRow } from "./ingest-naive";
 import type { TunedBatch } from "./ingest-tuned-writer";
 
 const [expectedArg, dbPath] = process.argv.slice(2);
-const expected = Number(expectedArg);
+const milestones = expectedArg!.split(",").map(Number);
 const BATCH_SIZE = 16_384;
 const BATCH_DELAY_MS = 5;
 const MAX_IN_FLIGHT = 2;
@@ -93,8 +94,9 @@ writer.onmessage = (e: MessageEvent<{ n: number }>) => {
   committed += n;
   pending -= n;
   poke();
-  if (committed === expected) {
-    // Not exiting: the bench reads this process's peak memory before it ends it.
+  // Not exiting: the bench reads this process's peak memory before it ends it.
+  while (milestones.length && committed >= milestones[0]!) {
+    milestones.shift();
     console.log(JSON.stringify({ done: Date.now(), cpu: cpu() }));
   }
   if (paused && pending <= MAX_PENDING / 2) {

@@ -26,9 +26,17 @@
  * with log, ..., then again), and the table shows the median run with the range: on a shared
  * machine one run of the same build varies by ±20%.
  *
- * Env: BENCH_EVENTS (2000000), BENCH_PREFILL (3000000), BENCH_SHAPES (comma list of: flat,
+ * Every server, baselines and Core alike, first takes BENCH_WARMUP events (other sessions and
+ * addresses than the measured ones) from a producer of its own, and is measured only from the
+ * second producer on: a server runs for weeks, so what it costs per event is its cost once
+ * its code is compiled. Core has far more code than the baselines, and in a cold 2M-event run
+ * its JIT compiler thread took ~0.9 µs per event (its FTL compiles of the writer's counting
+ * alone ~0.2 s each) against the baselines' ~0.1; after 1M events it compiles next to nothing.
+ * BENCH_WARMUP=0 measures cold servers.
+ *
+ * Env: BENCH_EVENTS (2000000), BENCH_WARMUP (1000000), BENCH_PREFILL (3000000), BENCH_SHAPES (comma list of: flat,
  * potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma list of: discard,
- * sqlite, tuned, core, core-nogeo, core-log, core-single, stall, geo; default all), BENCH_CONNECTIONS
+ * sqlite, tuned, tuned-alloc, core, core-nogeo, core-log, core-single, stall, geo; default all), BENCH_CONNECTIONS
  * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3), BENCH_SESSIONS ("live": events come
  * from ~7.8-event Cowrie sessions, 200 open at once; "single": every event a session of its
  * own, the session writer's worst case), BENCH_CORE_FLAGS (Bun's flags for Core's process, e.g.
@@ -45,11 +53,14 @@ import { parseEventLine } from "../src/core/ingest/parse";
 import { silentLogger } from "../src/log";
 import { SHAPES as ALL_SHAPES, eventLines, type Shape } from "./ingest-events";
 import { main as geoCost } from "./ingest-geo";
-import { BUN, ROOT, benchDir, lineReader, table } from "./lib";
+import { BUN, LAUNCHER_ENV, ROOT, benchDir, lineReader, table } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000_000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1_000_000);
+/** The warm-up's producer seed: its sessions and addresses are not the measured run's. */
+const WARMUP_SEED = 8;
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 3_000_000);
-const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,tuned,core,core-nogeo,core-log,core-single,stall,geo").split(",");
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "discard,sqlite,tuned,tuned-alloc,core,core-nogeo,core-log,core-single,stall,geo").split(",");
 const SHAPES = (process.env.BENCH_SHAPES ?? ALL_SHAPES.join(",")).split(",") as Shape[];
 for (const s of SHAPES) if (!ALL_SHAPES.includes(s)) throw new Error(`BENCH_SHAPES: unknown shape ${s} (known: ${ALL_SHAPES.join(", ")})`);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "1,8").split(",").map(Number);
@@ -145,8 +156,8 @@ function cpuNote(pid: number, before: Map<number, { name: string; ticks: number 
   return `CPU µs/event: ${parts.join(", ")}`;
 }
 
-async function produce(port: number, connections: number, acks: boolean, shape: Shape, markerPort?: number) {
-  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events: EVENTS, connections, seed: 7, baseMs: Date.now(), acks, shape, markerPort })], {
+async function produce(port: number, connections: number, acks: boolean, shape: Shape, markerPort?: number, events = EVENTS, seed = 7) {
+  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events, connections, seed, baseMs: Date.now(), acks, shape, markerPort })], {
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -204,17 +215,27 @@ const BASELINES = {
   discard: "(a) parse and discard",
   sqlite: "(b) single process, raw bun:sqlite",
   tuned: "(b+) tuned: Core's pragmas, pages, batches, 32-row INSERTs, writer thread",
+  "tuned-alloc": "(b+) with Core's allocator setting (bin/honeybee)",
 } as const;
 
 async function runBaseline(mode: keyof typeof BASELINES, shape: Shape, connections: number, dbPath: string): Promise<Result> {
-  const args = mode === "tuned" ? [join(import.meta.dir, "ingest-tuned-fixture.ts"), String(EVENTS), dbPath] : [join(import.meta.dir, "ingest-baseline-fixture.ts"), mode, String(EVENTS), dbPath];
-  const server = Bun.spawn([BUN, ...args], { stdout: "pipe", stderr: "inherit" });
+  // A done line after the warm-up's events, and one after the measured run's.
+  const expected = WARMUP > 0 ? `${WARMUP},${WARMUP + EVENTS}` : String(EVENTS);
+  const tuned = mode === "tuned" || mode === "tuned-alloc";
+  const args = tuned ? [join(import.meta.dir, "ingest-tuned-fixture.ts"), expected, dbPath] : [join(import.meta.dir, "ingest-baseline-fixture.ts"), mode, expected, dbPath];
+  // (b+) as the issue defines it runs with Bun's defaults; "tuned-alloc" shows what Core's launcher setting alone is worth to it.
+  const env = mode === "tuned-alloc" ? { ...process.env, ...LAUNCHER_ENV } : process.env;
+  const server = Bun.spawn([BUN, ...args], { stdout: "pipe", stderr: "inherit", env });
   const lines = lineReader(server.stdout);
   const ready = JSON.parse(await lines.next());
+  if (WARMUP > 0) {
+    await produce(ready.port, connections, false, shape, undefined, WARMUP, WARMUP_SEED);
+    ready.cpu = JSON.parse(await lines.next()).cpu;
+  }
   const before = threadTicks(server.pid);
   const producer = produce(ready.port, connections, false, shape);
   const { done, cpu } = JSON.parse(await lines.next());
-  const note = mode === "tuned" ? cpuNote(server.pid, before, threadTicks(server.pid)) : undefined;
+  const note = tuned ? cpuNote(server.pid, before, threadTicks(server.pid)) : undefined;
   const p = await producer;
   const rssMb = peakRssMb(server.pid);
   server.kill();
@@ -234,7 +255,7 @@ async function runCore(name: string, shape: Shape, connections: number, dbPath: 
   const proc = Bun.spawn(
     [BUN, ...CORE_FLAGS, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", "--log-events", String(logEvents)],
     // Logs go to a file, as in production; a pipe would make this process a second consumer of CPU.
-    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, HONEYBEE_API_RATE_PER_MINUTE: "0", ...env } },
+    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, ...LAUNCHER_ENV, HONEYBEE_API_RATE_PER_MINUTE: "0", ...env } },
   );
   let ports: { node: number; event: number; api: number } | null = null;
   while (!ports) {
@@ -243,15 +264,19 @@ async function runCore(name: string, shape: Shape, connections: number, dbPath: 
     if (started) ports = JSON.parse(started).ports;
     if (proc.exitCode !== null) throw new Error(`core exited: ${readFileSync(logPath, "utf8")}`);
   }
+  const control = shape === "potlog-control";
+  if (WARMUP > 0) {
+    if (control) await produce(ports.node, connections, false, shape, ports.event, WARMUP, WARMUP_SEED);
+    else await produce(ports.event, connections, true, shape, undefined, WARMUP, WARMUP_SEED);
+  }
   const before = threadTicks(proc.pid);
   const cpuBefore = processCpuUs(proc.pid);
-  const control = shape === "potlog-control";
   const p = control ? await produce(ports.node, connections, false, shape, ports.event) : await produce(ports.event, connections, true, shape);
   const cpuAfter = processCpuUs(proc.pid);
   const note = cpuNote(proc.pid, before, threadTicks(proc.pid));
   const rssMb = peakRssMb(proc.pid);
-  // The control channel's run ends with one marker event on the event socket.
-  const invalid = await checkCommitted(ports.api, EVENTS + (control ? 1 : 0));
+  // The control channel's runs (warm-up and measured) each end with one marker event on the event socket.
+  const invalid = await checkCommitted(ports.api, WARMUP + EVENTS + (control ? (WARMUP > 0 ? 2 : 1) : 0));
   proc.kill("SIGTERM");
   await proc.exited;
   const cpuUs = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / EVENTS : null;
@@ -259,7 +284,7 @@ async function runCore(name: string, shape: Shape, connections: number, dbPath: 
 }
 
 async function runStall(connections: number, dbPath: string): Promise<Result> {
-  const server = Bun.spawn([BUN, join(import.meta.dir, "ingest-stall-fixture.ts"), dbPath, String(EVENTS)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const server = Bun.spawn([BUN, join(import.meta.dir, "ingest-stall-fixture.ts"), dbPath, String(EVENTS)], { stdin: "pipe", stdout: "pipe", stderr: "inherit", env: { ...process.env, ...LAUNCHER_ENV } });
   const lines = lineReader(server.stdout);
   const { port } = JSON.parse(await lines.next());
   const producer = produce(port, connections, true, "flat");
@@ -293,7 +318,7 @@ export async function main(): Promise<string> {
     let t = performance.now();
     await coreTemplate(coreTpl);
     baselineTemplate(baseTpl, 4096);
-    if (SCENARIOS.includes("tuned")) baselineTemplate(tunedTpl, 16_384);
+    if (SCENARIOS.includes("tuned") || SCENARIOS.includes("tuned-alloc")) baselineTemplate(tunedTpl, 16_384);
     const setup = `prefilled ${PREFILL.toLocaleString("en-US")} rows in each database in ${((performance.now() - t) / 1000).toFixed(0)} s`;
     const fresh = (tpl: string, name: string) => {
       const path = join(dir, `${name}.db`);
@@ -313,6 +338,7 @@ export async function main(): Promise<string> {
         for (let round = 0; round < ROUNDS; round++) {
           if (SCENARIOS.includes("sqlite")) add(await runBaseline("sqlite", shape, c, fresh(baseTpl, `sqlite-${c}`)));
           if (SCENARIOS.includes("tuned")) add(await runBaseline("tuned", shape, c, fresh(tunedTpl, `tuned-${c}`)));
+          if (SCENARIOS.includes("tuned-alloc")) add(await runBaseline("tuned-alloc", shape, c, fresh(tunedTpl, `tuned-alloc-${c}`)));
           if (SCENARIOS.includes("core")) add(await runCore(CORE, shape, c, fresh(coreTpl, `core-${c}`), false));
           if (only("core-nogeo")) add(await runCore("Core, log off, enrichment off", shape, c, fresh(coreTpl, `core-nogeo-${c}`), false, { HONEYBEE_GEO_ENRICHMENT: "false" }));
           if (only("core-log")) add(await runCore("Core, event log on (to a file)", shape, c, fresh(coreTpl, `core-log-${c}`), true));
@@ -339,6 +365,7 @@ export async function main(): Promise<string> {
         r.cpuUs === null ? "n/a" : r.cpuUs.toFixed(2),
         ratio(r, find(BASELINES.sqlite, r)),
         ratio(r, find(BASELINES.tuned, r)),
+        ratio(r, find(BASELINES["tuned-alloc"], r)),
         r.note ?? "",
       ];
     });
@@ -355,11 +382,11 @@ export async function main(): Promise<string> {
       });
     t = performance.now();
     const out = [
-      `Ingest: ${EVENTS.toLocaleString("en-US")} events per scenario; ${setup}; latency = send to EventAck (commit), ms (none on the control channel); ` +
+      `Ingest: ${EVENTS.toLocaleString("en-US")} events per scenario, measured after ${WARMUP.toLocaleString("en-US")} warm-up events; ${setup}; latency = send to EventAck (commit), ms (none on the control channel); ` +
         `CPU = the server process's CPU time per event, all threads; ` +
         `${ROUNDS > 1 ? `median of ${ROUNDS} interleaved runs (range in brackets), vs (b)/(b+) = median / median of that baseline, same shape and connections` : "one run each"}.`,
       "",
-      table(["shape", "scenario", "connections", "committed events/s", "p50 ms", "p99 ms", "peak RSS MB", "CPU µs/event", "vs (b)", "vs (b+)", "note"], rows),
+      table(["shape", "scenario", "connections", "committed events/s", "p50 ms", "p99 ms", "peak RSS MB", "CPU µs/event", "vs (b)", "vs (b+)", "vs (b+ alloc)", "note"], rows),
     ];
     if (gaps.length) {
       out.push(

@@ -9,6 +9,13 @@ import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BUN = process.execPath;
+/**
+ * What bin/honeybee, the way Core is started (npm start, the Docker image), sets for Bun
+ * before it starts: the benches start Core with Bun directly (to pass Bun's own flags), so
+ * they set it themselves. An explicit MIMALLOC_PURGE_DELAY in the bench's environment wins,
+ * as it does for bin/honeybee.
+ */
+export const LAUNCHER_ENV: Record<string, string> = { MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? "-1" };
 
 export function benchDir(): string {
   return mkdtempSync(join(tmpdir(), "honeybee-bench-"));
@@ -19,7 +26,7 @@ export async function spawnCore(args: string[] = [], env: Record<string, string>
   const dir = benchDir();
   const proc = Bun.spawn(
     [BUN, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", join(dir, "core.db"), "--log-level", "info", ...args],
-    { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...env } },
+    { stdout: "pipe", stderr: "inherit", env: { ...process.env, ...LAUNCHER_ENV, ...env } },
   );
   const reader = proc.stdout.getReader();
   let text = "";
@@ -148,7 +155,7 @@ export async function startCoreOn(dbPath: string, args: string[] = [], env: Reco
   const t = performance.now();
   const proc = Bun.spawn(
     [BUN, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", ...args],
-    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, ...env } },
+    { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, ...LAUNCHER_ENV, ...env } },
   );
   for (;;) {
     await Bun.sleep(20);
