@@ -34,12 +34,14 @@
  * alone ~0.2 s each) against the baselines' ~0.1; after 1M events it compiles next to nothing.
  * BENCH_WARMUP=0 measures cold servers.
  *
- * Env: BENCH_EVENTS (2000000), BENCH_WARMUP (1000000), BENCH_PREFILL (3000000), BENCH_SHAPES (comma list of: flat,
- * potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma list of: discard,
- * sqlite, tuned, tuned-alloc, core, core-nogeo, core-log, core-single, stall, geo; default all), BENCH_CONNECTIONS
- * (default "1,8"), BENCH_STALL_MS (3000), BENCH_ROUNDS (3), BENCH_SESSIONS ("live": events come
- * from ~7.8-event Cowrie sessions, 200 open at once; "single": every event a session of its
- * own, the session writer's worst case), BENCH_CORE_FLAGS (Bun's flags for Core's process, e.g.
+ * Env: BENCH_EVENTS (2000000), BENCH_WARMUP (1000000), BENCH_PREFILL (3000000), BENCH_SHAPES
+ * (comma list of: flat, potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma
+ * list of: discard, sqlite, tuned, tuned-alloc, core, core-nogeo, core-log, core-single, stall,
+ * geo; default all; tuned-alloc is (b+) started with bin/honeybee's allocator setting, see
+ * LAUNCHER_ENV in lib.ts), BENCH_CONNECTIONS (default "1,8"), BENCH_STALL_MS (3000),
+ * BENCH_ROUNDS (3), BENCH_SESSIONS ("live": events come from ~7.8-event Cowrie sessions, 200
+ * open at once; "single": every event a session of its own, the session writer's worst
+ * case), BENCH_CORE_FLAGS (Bun's flags for Core's process, e.g.
  * "--cpu-prof-md --cpu-prof-dir=<dir>": a profile of its main thread when it stops).
  */
 import { Database } from "bun:sqlite";

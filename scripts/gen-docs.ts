@@ -215,6 +215,8 @@ export function renderConfiguration(help: Record<string, string>): string {
     "",
     configTable(CoreConfig as Json, help.core ?? ""),
     "",
+    "`bin/honeybee` (what `npm start` and the Docker image run) starts Bun with `MIMALLOC_PURGE_DELAY=-1` unless the environment sets it: Bun's allocator then keeps freed memory for reuse instead of handing it back to the system, which under a steady stream of events saves most page faults (23-41% of Core's CPU per event in the virtual machines of this project's benches, docs/benchmarks.md) and keeps Core's memory at its peak. Set it to `0` to hand memory back at once.",
+    "",
     "## Node agent (`honeybee node`, and the node of `honeybee up`: its flags, or `--node-config FILE`)",
     "",
     configTable(NodeConfig as Json, help.node ?? "", { name: "the host name" }),
