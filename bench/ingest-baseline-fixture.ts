@@ -14,30 +14,15 @@
  */
 import { Database } from "bun:sqlite";
 import { LineSplitter } from "../src/protocol/framing";
-import { naiveLine, registrationAck, type NaiveRow } from "./ingest-naive";
+import { doneLines, naiveLine, processCpu, registrationAck, type NaiveRow } from "./ingest-naive";
 
 const [mode, expectedArg, dbPath] = process.argv.slice(2);
-const milestones = expectedArg!.split(",").map(Number);
+// Not exiting after the last: the bench reads this process's peak memory before it ends it.
+const reached = doneLines(expectedArg!);
 let count = 0;
 
-/** CPU time of the whole process (every thread) so far, µs. */
-const cpu = () => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
-
-/** Prints a done line for each running total reached. */
-const reached = () => {
-  // Not exiting: the bench reads this process's peak memory before it ends it.
-  while (milestones.length && count >= milestones[0]!) {
-    milestones.shift();
-    console.log(JSON.stringify({ done: Date.now(), cpu: cpu() }));
-  }
-};
-
 let onEvent: (row: NaiveRow) => void = () => {
-  count++;
-  reached();
+  reached(++count);
 };
 
 if (mode === "sqlite") {
@@ -56,7 +41,7 @@ if (mode === "sqlite") {
     rows = [];
     commit(batch);
     count += batch.length;
-    reached();
+    reached(count);
   };
   onEvent = (row) => {
     rows.push(row);
@@ -84,4 +69,4 @@ const server = Bun.listen<{ splitter: LineSplitter }>({
     },
   },
 });
-console.log(JSON.stringify({ port: server.port, cpu: cpu() }));
+console.log(JSON.stringify({ port: server.port, cpu: processCpu() }));

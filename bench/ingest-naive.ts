@@ -24,3 +24,24 @@ export function naiveLine(line: string): NaiveLine {
 }
 
 export const registrationAck = (nodeId: string) => `{"version":2,"message":{"RegistrationAck":{"node_id":${nodeId},"accepted":true,"message":"registered"}}}\n`;
+
+/** CPU time of the whole process (every thread) so far, µs. */
+export function processCpu(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/**
+ * The baselines' progress lines: `expected` is a comma list of running totals ("1000000,3000000":
+ * a warm-up, then the measured run); the returned function, given the events done so far,
+ * prints {"done": Date.now(), "cpu"} once for each total reached.
+ */
+export function doneLines(expected: string): (count: number) => void {
+  const totals = expected.split(",").map(Number);
+  return (count) => {
+    while (totals.length && count >= totals[0]!) {
+      totals.shift();
+      console.log(JSON.stringify({ done: Date.now(), cpu: processCpu() }));
+    }
+  };
+}

@@ -16,21 +16,16 @@
  */
 import type { Socket } from "bun";
 import { LineSplitter } from "../src/protocol/framing";
-import { naiveLine, registrationAck, type NaiveRow } from "./ingest-naive";
+import { doneLines, naiveLine, processCpu, registrationAck, type NaiveRow } from "./ingest-naive";
 import type { TunedBatch } from "./ingest-tuned-writer";
 
 const [expectedArg, dbPath] = process.argv.slice(2);
-const milestones = expectedArg!.split(",").map(Number);
+// Not exiting after the last: the bench reads this process's peak memory before it ends it.
+const reached = doneLines(expectedArg!);
 const BATCH_SIZE = 16_384;
 const BATCH_DELAY_MS = 5;
 const MAX_IN_FLIGHT = 2;
 const MAX_PENDING = 65_536;
-
-/** CPU time of the whole process (every thread) so far, µs. */
-function cpu() {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 const writer = new Worker(new URL("./ingest-tuned-writer.ts", import.meta.url).href);
 const checkpointer = new Worker(new URL("../src/core/ingest/checkpointer.ts", import.meta.url).href);
@@ -94,11 +89,7 @@ writer.onmessage = (e: MessageEvent<{ n: number }>) => {
   committed += n;
   pending -= n;
   poke();
-  // Not exiting: the bench reads this process's peak memory before it ends it.
-  while (milestones.length && committed >= milestones[0]!) {
-    milestones.shift();
-    console.log(JSON.stringify({ done: Date.now(), cpu: cpu() }));
-  }
+  reached(committed);
   if (paused && pending <= MAX_PENDING / 2) {
     paused = false;
     for (const s of sockets) s.resume();
@@ -146,4 +137,4 @@ const server = Bun.listen<{ splitter: LineSplitter }>({
     },
   },
 });
-console.log(JSON.stringify({ port: server.port, cpu: cpu() }));
+console.log(JSON.stringify({ port: server.port, cpu: processCpu() }));

@@ -39,8 +39,8 @@ export const CoreConfig = Type.Object({
   }),
   batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 16_384, description: "Events committed per transaction at most (a batch is sealed sooner when the writer is idle or after batch_delay_ms)." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
-  // 32,768: two full batches at the writer; with bin/honeybee keeping freed memory, twice that
-  // took Core's peak RSS past 512 MB under 8 producers at no gain in rate (docs/benchmarks.md).
+  // 32,768: two full batches at the writer. With bin/honeybee keeping freed memory, twice that
+  // held ~70 MB more at Core's peak under 8 producers, at no gain in rate (docs/benchmarks.md).
   max_pending_events: Type.Integer({ minimum: 1000, default: 32_768, description: "Events waiting for the writer before reading pauses." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
   artifacts_dir: Type.String({
