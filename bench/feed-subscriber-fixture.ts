@@ -1,7 +1,8 @@
 /**
  * Live-feed bench client: opens N WebSocket connections to a URL, counts frames, and samples
- * ingest-to-client latency from the `sent_at` the producer wrote into each event. Prints one
- * JSON line when told to stop (SIGTERM) or stdin closes.
+ * ingest-to-client latency from the `sent_at` the producer wrote into each event. A line
+ * "reset" on stdin starts the count again (after the bench's warm-up). Prints one JSON line
+ * when told to stop (SIGTERM) or stdin closes.
  */
 export {};
 const [url, countArg, sampleArg] = process.argv.slice(2);
@@ -11,9 +12,10 @@ let received = 0;
 let firstAt = 0;
 let lastAt = 0;
 let closed = 0;
+let sampled = 0;
 let open = 0;
 let failed = 0;
-const latencies: number[] = [];
+let latencies: number[] = [];
 const now = () => performance.timeOrigin + performance.now();
 const SENT_AT = /"sent_at":([\d.]+)/;
 
@@ -32,7 +34,8 @@ for (let i = 0; i < count; i++) {
   ws.onmessage = (e) => {
     lastAt = Date.now();
     if (firstAt === 0) firstAt = lastAt;
-    if (++received % sampleEvery === 0) {
+    received++;
+    if (++sampled % sampleEvery === 0) {
       const m = SENT_AT.exec(e.data as string);
       if (m) latencies.push(now() - Number(m[1]));
     }
@@ -48,6 +51,10 @@ const report = () => {
   process.exit(0);
 };
 process.on("SIGTERM", report);
-for await (const _ of Bun.stdin.stream()) {
+for await (const line of console) {
+  if (line.trim() === "reset") {
+    received = firstAt = lastAt = 0;
+    latencies = [];
+  }
 }
 report();

@@ -8,14 +8,19 @@
  * p50/p99 ingest-to-client latency and cut clients. A step keeps up when delivered >= 95% of
  * offered, p99 <= BENCH_FEED_P99_MS and no client was cut; the knee of each server is its
  * highest rate that kept up below the lowest that did not. Each step starts a fresh server
- * and fresh subscribers.
+ * and fresh subscribers, and feeds them BENCH_FEED_WARMUP seconds of events at the step's
+ * rate before the count starts: a server runs for weeks, and a fresh Core's first seconds
+ * (its code compiled, its address data loaded by each thread, ~0.3 s each, at the first
+ * counter flush and at the first published event) were the p99 of every low-rate step. The default warm-up passes Core's first counter flush
+ * (`stats_flush_ms`, 5 s), and the default step (5 s) holds the next one, as steady traffic
+ * does.
  *
  *   bun bench/feed.ts
  *   BENCH_FEED_SUBSCRIBERS=100 BENCH_FEED_RATE_MAX=8000 BENCH_FEED_SECONDS=1 bun bench/feed.ts   # quick run
  *
  * Env: BENCH_FEED_SUBSCRIBERS ("1,100,1000"), BENCH_FEED_RATE_START (1000 events/s),
- * BENCH_FEED_RATE_MAX (512000), BENCH_FEED_SECONDS (3 per step), BENCH_FEED_DRAIN_MS (3000),
- * BENCH_FEED_P99_MS (1000), BENCH_FEED_REFINE (2).
+ * BENCH_FEED_RATE_MAX (512000), BENCH_FEED_SECONDS (5 per step), BENCH_FEED_WARMUP (6 seconds),
+ * BENCH_FEED_DRAIN_MS (3000), BENCH_FEED_P99_MS (1000), BENCH_FEED_REFINE (2).
  */
 import { BUN, ROOT, firstJsonLine, lineReader, spawnCore, table } from "./lib";
 import { rmSync } from "node:fs";
@@ -27,7 +32,8 @@ const P99_MS = Number(process.env.BENCH_FEED_P99_MS ?? 1000);
 const REFINE = Number(process.env.BENCH_FEED_REFINE ?? 2);
 /** Delivered frames below this share of offered: the server fell behind. */
 const KEEP_UP = 0.95;
-const SECONDS = Number(process.env.BENCH_FEED_SECONDS ?? 3);
+const SECONDS = Number(process.env.BENCH_FEED_SECONDS ?? 5);
+const WARMUP = Number(process.env.BENCH_FEED_WARMUP ?? 6);
 const SUBSCRIBERS = (process.env.BENCH_FEED_SUBSCRIBERS ?? "1,100,1000").split(",").map(Number);
 const CLIENT_PROCS = 2;
 /** After the producer stops, time for frames still queued to arrive; delivered/s counts up to the last one. */
@@ -48,8 +54,8 @@ function eventLine(i: number): string {
   });
 }
 
-/** Sends events at `rate` per second for SECONDS over one TCP connection, in 10 ms ticks. */
-async function produce(port: number, rate: number): Promise<{ sent: number; seconds: number }> {
+/** Sends events at `rate` per second for `seconds` over one TCP connection, in 10 ms ticks. */
+async function produce(port: number, rate: number, seconds: number): Promise<{ sent: number; seconds: number }> {
   const pending: string[] = [];
   const drained = { resolve: () => {} };
   const sock = await Bun.connect({
@@ -71,7 +77,7 @@ async function produce(port: number, rate: number): Promise<{ sent: number; seco
       data() {},
     },
   });
-  const total = Math.round(SECONDS * rate);
+  const total = Math.round(seconds * rate);
   const start = performance.now();
   let sent = 0;
   const send = (due: number) => {
@@ -84,17 +90,17 @@ async function produce(port: number, rate: number): Promise<{ sent: number; seco
       if (n < batch.length) pending.push(batch.slice(n));
     }
   };
-  while (performance.now() - start < SECONDS * 1000) {
+  while (performance.now() - start < seconds * 1000) {
     send(Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate)));
     await Bun.sleep(10);
   }
   // A late last tick (a busy machine) must not shorten the step: the rest goes now.
   send(total);
-  const seconds = (performance.now() - start) / 1000;
+  const took = (performance.now() - start) / 1000;
   // What the server has not read yet still counts as offered: wait for it (up to the drain time).
   if (pending.length) await Promise.race([new Promise<void>((r) => (drained.resolve = r)), Bun.sleep(DRAIN_MS)]);
   sock.end();
-  return { sent, seconds };
+  return { sent, seconds: took };
 }
 
 async function subscribers(url: string, total: number) {
@@ -106,6 +112,15 @@ async function subscribers(url: string, total: number) {
   }
   for (const p of procs) await p.out.next();
   return {
+    /** Counts from now on (after the warm-up). */
+    async reset() {
+      for (const p of procs) {
+        p.proc.stdin.write("reset\n");
+        await p.proc.stdin.flush();
+      }
+      // Read before the first counted frame can arrive.
+      await Bun.sleep(100);
+    },
     async stop() {
       const results = [];
       for (const p of procs) {
@@ -170,7 +185,13 @@ async function step(server: Step["server"], n: number, rate: number): Promise<St
   }
   try {
     const subs = await subscribers(wsUrl, n);
-    const { sent, seconds } = await produce(ingestPort, rate);
+    if (WARMUP > 0) {
+      await produce(ingestPort, rate, WARMUP);
+      // What the warm-up left queued arrives before the count starts again.
+      await Bun.sleep(DRAIN_MS);
+      await subs.reset();
+    }
+    const { sent, seconds } = await produce(ingestPort, rate, SECONDS);
     await Bun.sleep(DRAIN_MS);
     const r = await subs.stop();
     const offered = (sent * n) / seconds;
@@ -237,7 +258,7 @@ export async function benchFeed(): Promise<string> {
     s.producerLimited ? "producer limit" : s.keepsUp ? "yes" : "no",
   ]);
   return [
-    `Live feed: ${SECONDS} s per step, rates doubling from ${RATE_START.toLocaleString("en-US")} to at most ${RATE_MAX.toLocaleString("en-US")} events/s, then ${REFINE} step(s) between the knee's two rates; keeps up = delivered >= ${KEEP_UP * 100}% of offered, p99 <= ${P99_MS} ms, no client cut.`,
+    `Live feed: ${SECONDS} s per step after ${WARMUP} s of warm-up, rates doubling from ${RATE_START.toLocaleString("en-US")} to at most ${RATE_MAX.toLocaleString("en-US")} events/s, then ${REFINE} step(s) between the knee's two rates; keeps up = delivered >= ${KEEP_UP * 100}% of offered, p99 <= ${P99_MS} ms, no client cut.`,
     "",
     table(["server", "subscribers", "target events/s", "ingest events/s", "offered frames/s", "delivered frames/s (first to last frame)", "delivered", "p50 ms", "p99 ms", "cut clients", "keeps up"], rows),
     "",

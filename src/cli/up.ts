@@ -98,8 +98,9 @@ export function registerUpCommand(program: Command): void {
 
     const registered = Promise.withResolvers<bigint>();
     const unsubscribe = core.bus.subscribe((m) => {
+      if (m.kind !== "NodeRegistration") return;
       const p = m.payload as { node_name?: string; node_id?: bigint };
-      if (m.kind === "NodeRegistration" && p.node_name === opts.name && p.node_id !== undefined) registered.resolve(p.node_id);
+      if (p.node_name === opts.name && p.node_id !== undefined) registered.resolve(p.node_id);
     });
     const nodeFlags = Object.entries(pick(UP_NODE_KEYS)).flatMap(([k, v]) => [flagOf(k), String(v)]);
     const child = Bun.spawn(

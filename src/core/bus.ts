@@ -3,6 +3,7 @@
  * command results) goes through here. In-process; with several instances src/cluster/bridge.ts
  * carries it over NATS.
  */
+import { parseWithIds } from "../protocol/json";
 import type { MessageKind } from "../protocol/messages";
 
 /** What a subscriber may filter on, computed once by the publisher. */
@@ -19,6 +20,12 @@ export interface BusMessage {
   kind: BusKind;
   payload: unknown;
   meta: BusMeta;
+  /**
+   * The message as the live feed sends it (`{"version":2,"message":{kind: payload}}`), when the
+   * publisher wrote it already (the ingest pipeline's events). Its `payload` is then parsed
+   * from it on first access: the feed sends the text and never needs the object.
+   */
+  frame?: string;
 }
 
 export type BusListener = (msg: BusMessage) => void;
@@ -53,6 +60,22 @@ export class MessageBus {
   publish(kind: BusKind, payload: unknown, meta: BusMeta = {}): void {
     if (this.listeners.size === 0) return;
     const msg = { kind, payload, meta };
+    for (const l of this.listeners) l(msg);
+  }
+
+  /** Publishes a message given as its feed frame (see BusMessage.frame). */
+  publishFrame(kind: BusKind, frame: string, meta: BusMeta): void {
+    if (this.listeners.size === 0) return;
+    let payload: unknown;
+    const msg: BusMessage = {
+      kind,
+      meta,
+      frame,
+      get payload() {
+        payload ??= (parseWithIds(frame) as { message: Record<string, unknown> }).message[kind];
+        return payload;
+      },
+    };
     for (const l of this.listeners) l(msg);
   }
 

@@ -120,7 +120,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
   const hub = new FeedHub();
   bus.subscribe(
-    (m) => isFeedKind(m.kind) && hub.publish(m.kind, m.payload, m.meta),
+    // A message that comes as its frame is sent as it is, never parsed (BusMessage.frame).
+    (m) => isFeedKind(m.kind) && (m.frame === undefined ? hub.publish(m.kind, m.payload, m.meta) : hub.publish(m.kind, null, m.meta, m.frame)),
     (kind) => hub.wants(kind),
   );
 

@@ -11,6 +11,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Geo } from "../geo";
 import type { Db } from "./index";
+import { rowWriter, slot } from "./positional";
 import { eventAddresses } from "./schema";
 
 export type GeoResolver = (ip: string) => Geo;
@@ -32,12 +33,17 @@ export class AddressWriter {
     db: Db,
     private readonly resolve: GeoResolver,
   ) {
-    const ph = sql.placeholder;
-    this.insert = db
-      .insert(eventAddresses)
-      .values({ ip: ph("ip"), country: ph("country"), asn: ph("asn"), asOrg: ph("asOrg"), firstSeen: ph("firstSeen") })
-      .onConflictDoNothing()
-      .prepare();
+    const ph = (i: number) => sql`${slot(i)}`;
+    // Many rows per statement (positional.ts): a flush may add thousands of new addresses.
+    this.insert = rowWriter(
+      db,
+      (rows) =>
+        db
+          .insert(eventAddresses)
+          .values(Array.from({ length: rows }, (_, r) => ({ ip: ph(r * 5), country: ph(r * 5 + 1), asn: ph(r * 5 + 2), asOrg: ph(r * 5 + 3), firstSeen: ph(r * 5 + 4) })))
+          .onConflictDoNothing(),
+      5,
+    );
   }
 
   /**
@@ -68,7 +74,7 @@ export class AddressWriter {
 
   /** Writes the queued addresses; call inside the counters' transaction. */
   write(): void {
-    for (const a of this.pending) this.insert.run({ ip: a.ip, country: a.geo.country, asn: a.geo.asn, asOrg: a.geo.as_org, firstSeen: a.firstSeen });
+    this.insert(this.pending.map((a) => [a.ip, a.geo.country, a.geo.asn, a.geo.as_org, a.firstSeen]));
   }
 
   /** After the transaction: `committed` false forgets the queued ones so the next flush retries them. */

@@ -31,3 +31,26 @@ export function positional(db: Db, query: { toSQL(): { sql: string; params: unkn
     stmt.run(bound as unknown as SQLQueryBindings);
   };
 }
+
+/**
+ * Writes rows through a statement of `rows` rows at a time (`statement(n)` builds one of n
+ * rows with positional placeholders, `columns` per row), the rest one row at a time: for bulk
+ * writes where a statement per row costs the call and Drizzle's binding on every row.
+ */
+export function rowWriter(db: Db, statement: (rows: number) => { toSQL(): { sql: string; params: unknown[] } }, columns: number, rows = 32) {
+  const many = positional(db, statement(rows));
+  const one = positional(db, statement(1));
+  const values: unknown[] = new Array(rows * columns);
+  /** Writes every row (its values in column order), within the caller's transaction. */
+  return (all: Iterable<readonly unknown[]>): void => {
+    let n = 0;
+    for (const row of all) {
+      for (let i = 0; i < columns; i++) values[n * columns + i] = row[i];
+      if (++n === rows) {
+        many(values);
+        n = 0;
+      }
+    }
+    for (let r = 0; r < n; r++) one(values.slice(r * columns, (r + 1) * columns));
+  };
+}

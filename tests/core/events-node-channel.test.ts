@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import type { BusMessage } from "../../src/core/bus";
+import { stringify } from "../../src/protocol/json";
 import { BIG_ID, getJson, registerNode, startTestCore, until } from "../helpers";
 
 test("PotEvent (both styles), PotLog and NodeEvent from the control channel go through the same pipeline and onto the bus", async () => {
@@ -25,10 +26,13 @@ test("PotEvent (both styles), PotLog and NodeEvent from the control channel go t
   ]);
   expect(list[0].data).toEqual({ description: "disk 95% full" });
   // Published after commit, with the id it was stored under and the meta the live feed filters on.
-  expect(published[0]).toEqual({
+  // The feed's frame is written by the pipeline; the payload is read from it.
+  const payload = { id: 1, node_id: BIG_ID, pot_id: "ssh-1", pot_type: "cowrie", event_type: "cowrie.login.failed", timestamp: "2026-11-22T01:00:00.000Z", src_ip: "198.51.100.4", data: { username: "root" } };
+  expect({ kind: published[0]!.kind, payload: published[0]!.payload, meta: published[0]!.meta }).toEqual({
     kind: "PotEvent",
-    payload: { id: 1, node_id: BIG_ID, pot_id: "ssh-1", pot_type: "cowrie", event_type: "cowrie.login.failed", timestamp: "2026-11-22T01:00:00.000Z", src_ip: "198.51.100.4", data: { username: "root" } },
+    payload,
     meta: { node_id: BIG_ID, pot_id: "ssh-1", event_type: "cowrie.login.failed" },
   });
+  expect(published[0]!.frame).toBe(stringify({ version: 2, message: { PotEvent: payload } }));
   expect((await getJson(`${core.api}/api/v1/stats`)).body.ingest).toMatchObject({ received: 5, committed: 4, rejected: 1 });
 });

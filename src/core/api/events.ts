@@ -6,7 +6,8 @@ import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-queries";
 import type { EventReader } from "../../db/stores";
-import { parseWithIds, stringify, toU64 } from "../../protocol/json";
+import { stringify, toU64 } from "../../protocol/json";
+import { dataJson, recordJson } from "../ingest/record-json";
 import { NodeId } from "../../protocol/types";
 import { Type } from "@sinclair/typebox";
 import type { GeoLookup } from "../../geo";
@@ -103,30 +104,17 @@ export function toEventRecord(r: EventRow, geo?: GeoLookup | null): EventRecord 
   return rec;
 }
 
-const str = (v: string | null) => (v === null ? "null" : JSON.stringify(v));
-
-/** An event's `geo` member, as toEventRecord adds it: only when the data knows the address. */
-function geoJson(geo: GeoLookup | null, ip: string | null): string {
-  const g = geo && ip ? geo.known(ip) : null;
-  return g ? `,"geo":${JSON.stringify(g)}` : "";
-}
-
 /**
- * A page as JSON text, written from the rows as stored: the same text as `stringify` of the
- * EventPage of toEventRecord, without building the records or running a replacer over every
- * value (most of a page's cost). `data` is parsed and written again, not copied: stored as the
- * honeypot sent it, it may hold spaces, escapes or a repeated key that the API never shows.
+ * A page as JSON text, written from the rows as stored (recordJson): the same text as
+ * `stringify` of the EventPage of toEventRecord.
  */
 export function eventPageJson(page: { events: StoredEvent[]; nextCursor: number | null }, geo: GeoLookup | null = null): string {
   let out = '{"events":[';
   for (let i = 0; i < page.events.length; i++) {
     const r = page.events[i]!;
-    // Exact u64 node ids nested in data need the exact parser and writer; everything else the native ones.
-    const data = r.data.includes('"node_id"') ? stringify(parseWithIds(r.data)) : JSON.stringify(JSON.parse(r.data));
-    out +=
-      (i === 0 ? "" : ",") +
-      `{"id":${r.id},"node_id":${r.nodeId === null ? "null" : BigInt(r.nodeId).toString()},"pot_id":${str(r.potId)},"pot_type":${str(r.potType)},` +
-      `"event_type":${JSON.stringify(r.eventType)},"timestamp":"${new Date(r.ts).toISOString()}","src_ip":${str(r.srcIp)},"data":${data}${geoJson(geo, r.srcIp)}}`;
+    const columns = { id: r.id, nodeId: r.nodeId === null ? null : BigInt(r.nodeId).toString(), potId: r.potId, potType: r.potType, eventType: r.eventType, timestamp: new Date(r.ts).toISOString(), srcIp: r.srcIp };
+    // The data knows nothing of private and documentation ranges: no `geo` then.
+    out += (i === 0 ? "" : ",") + recordJson(columns, dataJson(r.data), geo && r.srcIp ? geo.known(r.srcIp) : undefined);
   }
   return out + `],"next_cursor":${page.nextCursor === null ? "null" : `"${page.nextCursor}"`}}`;
 }

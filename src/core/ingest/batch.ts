@@ -4,7 +4,6 @@
  * to the writer (`toWire`, the EventBatch of src/db/event-store.ts).
  */
 import { HOUR_MS, type EventBatch, type SourceEntry, type TypeEntry } from "../../db/event-store";
-import type { IngestEvent } from "./normalise";
 import type { StreamTag } from "./types";
 
 /**
@@ -34,13 +33,6 @@ export interface Batch extends Storage {
   passwords: HourCounts;
   newSources: SourceEntry[];
   newTypes: TypeEntry[];
-  /**
-   * The events themselves, with their data text, only while the live feed wants them: events
-   * `eventsFrom`... of the batch (a subscriber may arrive while the batch fills). The log
-   * lines are written from the columns and the data bytes.
-   */
-  events: IngestEvent[] | null;
-  eventsFrom: number;
   /** Streams in this batch → their line count when it was sealed. */
   tags: Map<StreamTag, number>;
   /** Some event's data may hold a control character: its log lines are escaped. */
@@ -86,8 +78,6 @@ export function newBatch(size: number, dataHint: number, spare: Storage | undefi
     passwords: new HourCounts(),
     newSources: [],
     newTypes: [],
-    events: null,
-    eventsFrom: 0,
     tags: new Map(),
     escape: false,
   };

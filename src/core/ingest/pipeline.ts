@@ -13,12 +13,12 @@ import type { CoreConfig } from "../../config";
 import type { SourceEntry, TypeEntry } from "../../db/event-store";
 import type { Geo } from "../../geo";
 import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
-import { isoTime } from "../../protocol/time";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
+import { logBatch, publishBatch } from "./batch-out";
 import { newBatch, reserve, spoolPositions, storageOf, toWire, type Batch, type Storage } from "./batch";
 import { Dictionaries } from "./dictionaries";
-import { fromNodeEvent, normalise, parseData, toIngestEvent, toRecord, type IngestEvent } from "./normalise";
+import { fromNodeEvent, normalise, parseData, toIngestEvent, type IngestEvent } from "./normalise";
 import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
@@ -226,14 +226,9 @@ export class EventPipeline implements Ingest {
     b.sourceId[i] = this.dict.sourceIdOf(ev, b.newSources);
     b.typeId[i] = this.dict.typeIdOf(ev.event_type, b.newTypes);
     b.ips.push(ev.src_ip ?? "");
-    if (b.events === null && this.opts.bus.wants("PotEvent")) {
-      b.events = [];
-      b.eventsFrom = i;
-    }
     if (ev.text === null && at >= 0) {
       reserve(b, dataBytes(scan!));
       b.dataLen = writeData(scan!, bytes!, at, b.dataBuf, b.dataLen);
-      if (b.events !== null) ev.text = dataText(scan!);
     } else {
       ev.text ??= dataText(scan!);
       reserve(b, ev.text.length * 3);
@@ -243,7 +238,6 @@ export class EventPipeline implements Ingest {
     if (this.eventLine !== null && !b.escape && mayNeedEscaping(ev.text ?? scan!.line)) b.escape = true;
     if (ev.username !== null) b.users.count(ev.ts, ev.username);
     if (ev.password !== null) b.passwords.count(ev.ts, ev.password);
-    b.events?.push(ev);
     if (tag && !b.tags.has(tag)) {
       b.tags.set(tag, 0);
       tag.outstanding++;
@@ -377,17 +371,8 @@ export class EventPipeline implements Ingest {
     this.counters.committed += b.n;
     this.version++;
     if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, this.typeCounts(b));
-    if (this.eventLine) this.logBatch(b, firstId, this.eventLine);
-    if (firstId !== null && b.events && this.opts.bus.wants("PotEvent")) {
-      for (let i = b.eventsFrom; i < b.n; i++) {
-        const rec = toRecord(firstId + i, b.events[i - b.eventsFrom] as IngestEvent & { text: string });
-        if (rec.src_ip && this.opts.enrich) {
-          const geo = this.opts.enrich(rec.src_ip);
-          if (geo) rec.geo = geo;
-        }
-        this.opts.bus.publish("PotEvent", rec, { node_id: rec.node_id, pot_id: rec.pot_id, event_type: rec.event_type });
-      }
-    }
+    if (this.eventLine) logBatch(b, firstId, this.dict, this.eventLine);
+    if (firstId !== null && this.opts.bus.wants("PotEvent")) publishBatch(b, firstId, this.dict, this.opts.bus, this.opts.enrich);
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
     if (firstId !== null) for (const l of this.commitListeners) l(firstId + b.n - 1);
     for (const [tag, line] of b.tags) {
@@ -414,24 +399,6 @@ export class EventPipeline implements Ingest {
     const out = new Map<string, number>();
     for (const [t, n] of byId) out.set(this.dict.typeName(t) ?? String(t), n);
     return out;
-  }
-
-  /** One log line per committed event, from the batch's columns and data bytes. */
-  private logBatch(b: Batch, firstId: number | null, line: EventLogger): void {
-    const fields = { id: 0 as number | null, node_id: null as string | null, pot_id: null as string | null, pot_type: null as string | null, event_type: "", timestamp: "", src_ip: null as string | null };
-    for (let i = 0, from = 0; i < b.n; i++) {
-      const source = this.dict.source(b.sourceId[i]!)!;
-      fields.id = firstId === null ? null : firstId + i;
-      fields.node_id = source.nodeId;
-      fields.pot_id = source.potId;
-      fields.pot_type = source.potType;
-      fields.event_type = this.dict.typeName(b.typeId[i]!)!;
-      fields.timestamp = isoTime(b.ts[i]!);
-      fields.src_ip = b.ips[i] || null;
-      const to = b.dataEnds[i]!;
-      line(fields, b.dataBuf, from, to, b.escape);
-      from = to;
-    }
   }
 
   private setOverloaded(on: boolean): void {

@@ -93,18 +93,34 @@ export function subscriptionTopics(f: FeedFilter): string[] {
   return out;
 }
 
+/**
+ * Which fields a subscription names, as bits (node, pot, event type): the kinds of topic a
+ * message may have to go to. A client subscribes with one mask per kind, so the hub need only
+ * build the topics of the masks someone uses, usually the bare kind alone.
+ */
+const FIELD_BITS = { n: 1, p: 2, t: 4 } as const;
+
+export function filterMask(f: FeedFilter): number {
+  return (f.node_id !== undefined ? FIELD_BITS.n : 0) | (f.pot_id !== undefined ? FIELD_BITS.p : 0) | (f.event_type !== undefined ? FIELD_BITS.t : 0);
+}
+
+/** The topic of a message for subscriptions naming the fields in `mask`; null when the message does not carry one of them. */
+export function messageTopic(kind: FeedKind, meta: FeedMeta, mask: number): string | null {
+  const n = mask & FIELD_BITS.n ? (meta.node_id ?? null) : undefined;
+  const p = mask & FIELD_BITS.p ? (meta.pot_id ?? null) : undefined;
+  const t = mask & FIELD_BITS.t ? (meta.event_type ?? null) : undefined;
+  if (n === null || p === null || t === null) return null;
+  const fields = FIELDS[kind];
+  if ((n !== undefined && !fields.includes("n")) || (p !== undefined && !fields.includes("p")) || (t !== undefined && !fields.includes("t"))) return null;
+  return topic(kind, n, p, t);
+}
+
 /** Every topic a message belongs to: the kind, and each combination of the fields it carries. */
 export function messageTopics(kind: FeedKind, meta: FeedMeta): string[] {
-  const fields = FIELDS[kind];
-  const values = { n: meta.node_id ?? null, p: meta.pot_id ?? null, t: meta.event_type ?? null };
-  const present = fields.filter((f) => values[f] !== null);
   const out: string[] = [];
-  for (let mask = 0; mask < 1 << present.length; mask++) {
-    const pick = (f: "n" | "p" | "t") => {
-      const i = present.indexOf(f);
-      return i >= 0 && mask & (1 << i) ? values[f] : null;
-    };
-    out.push(topic(kind, pick("n") as bigint | null, pick("p") as string | null, pick("t") as string | null));
+  for (let mask = 0; mask < 8; mask++) {
+    const t = messageTopic(kind, meta, mask);
+    if (t !== null) out.push(t);
   }
   return out;
 }
