@@ -42,7 +42,9 @@
  * BENCH_ROUNDS (3), BENCH_SESSIONS ("live": events come from ~7.8-event Cowrie sessions, 200
  * open at once; "single": every event a session of its own, the session writer's worst
  * case), BENCH_CORE_FLAGS (Bun's flags for Core's process, e.g.
- * "--cpu-prof-md --cpu-prof-dir=<dir>": a profile of its main thread when it stops).
+ * "--cpu-prof-md --cpu-prof-dir=<dir>": a profile of its main thread when it stops),
+ * BENCH_RUN_TIMEOUT (seconds for one server's warm-up and run, default the larger of 300 and
+ * one per 5,000 events: a round that takes longer is killed and reported as hung).
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -88,13 +90,19 @@ interface Result {
   invalid?: boolean;
   /** Slowest and fastest run, when there were several. */
   range?: [number, number];
+  /** No result within BENCH_RUN_TIMEOUT: its processes were killed (see `guarded`). */
+  hung?: boolean;
 }
 
 /**
  * The median run of a scenario (by rate), with the range of all its runs, the median CPU per
- * event and the largest peak RSS; invalid if any run was.
+ * event and the largest peak RSS; invalid if any run was. Rounds that hung are left out and
+ * counted in the note.
  */
-function median(runs: Result[]): Result {
+function median(all: Result[]): Result {
+  const runs = all.filter((r) => !r.hung);
+  if (runs.length === 0) return all[0]!;
+  const hung = all.length - runs.length;
   const sorted = [...runs].sort((a, b) => a.rate - b.rate);
   const mid = sorted[Math.floor((sorted.length - 1) / 2)]!;
   const rss = runs.map((r) => r.rssMb).filter((r): r is number => r !== null);
@@ -106,7 +114,43 @@ function median(runs: Result[]): Result {
     cpuUs: cpu.length ? cpu[Math.floor((cpu.length - 1) / 2)]! : null,
     range: runs.length > 1 ? [sorted[0]!.rate, sorted.at(-1)!.rate] : undefined,
     ...(invalid ? { invalid: true, note: invalid.note } : {}),
+    ...(hung ? { note: `${hung} of ${all.length} rounds hung and were left out; ${invalid?.note ?? mid.note ?? ""}` } : {}),
   };
+}
+
+/**
+ * A run of a server that never finishes (seen once: (b+)'s fixture, every process idle, its
+ * producer waiting for a socket to drain) must not stop the whole bench: after
+ * BENCH_RUN_TIMEOUT seconds its processes are killed and the round is reported as hung.
+ */
+const RUN_TIMEOUT_S = Number(process.env.BENCH_RUN_TIMEOUT ?? Math.max(300, (WARMUP + EVENTS) / 5000));
+/** The processes of the run under way. */
+const live = new Set<Bun.Subprocess>();
+
+function track<P extends Bun.Subprocess>(proc: P): P {
+  live.add(proc);
+  void proc.exited.then(() => live.delete(proc));
+  return proc;
+}
+
+async function guarded(name: string, shape: Shape, connections: number, run: () => Promise<Result>): Promise<Result> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<Result>((resolve) => {
+    timer = setTimeout(() => {
+      for (const p of live) p.kill("SIGKILL");
+      const note = `HUNG: no result after ${RUN_TIMEOUT_S} s; its processes were killed`;
+      console.error(`bench ingest: ${name}, ${shape}, ${connections} connections: ${note}`);
+      resolve({ name, shape, connections, rate: Number.NaN, p50: null, p99: null, rssMb: null, cpuUs: null, note, invalid: true, hung: true });
+    }, RUN_TIMEOUT_S * 1000);
+  });
+  const running = run();
+  // Once killed, the run fails on its own: that failure is the hang already reported.
+  running.catch(() => {});
+  try {
+    return await Promise.race([running, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Peak resident memory of a process (Linux), in MB. */
@@ -159,10 +203,10 @@ function cpuNote(pid: number, before: Map<number, { name: string; ticks: number 
 }
 
 async function produce(port: number, connections: number, acks: boolean, shape: Shape, markerPort?: number, events = EVENTS, seed = 7) {
-  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events, connections, seed, baseMs: Date.now(), acks, shape, markerPort })], {
+  const proc = track(Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events, connections, seed, baseMs: Date.now(), acks, shape, markerPort })], {
     stdout: "pipe",
     stderr: "inherit",
-  });
+  }));
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   return JSON.parse(out.trim().split("\n").pop()!) as { start: number; end: number; p50: number | null; p99: number | null };
@@ -227,7 +271,7 @@ async function runBaseline(mode: keyof typeof BASELINES, shape: Shape, connectio
   const args = tuned ? [join(import.meta.dir, "ingest-tuned-fixture.ts"), expected, dbPath] : [join(import.meta.dir, "ingest-baseline-fixture.ts"), mode, expected, dbPath];
   // (b+) as the issue defines it runs with Bun's defaults; "tuned-alloc" shows what Core's launcher setting alone is worth to it.
   const env = mode === "tuned-alloc" ? { ...process.env, ...LAUNCHER_ENV } : process.env;
-  const server = Bun.spawn([BUN, ...args], { stdout: "pipe", stderr: "inherit", env });
+  const server = track(Bun.spawn([BUN, ...args], { stdout: "pipe", stderr: "inherit", env }));
   const lines = lineReader(server.stdout);
   const ready = JSON.parse(await lines.next());
   if (WARMUP > 0) {
@@ -254,11 +298,11 @@ async function checkCommitted(apiPort: number, expected: number): Promise<string
 
 async function runCore(name: string, shape: Shape, connections: number, dbPath: string, logEvents: boolean, env: Record<string, string> = {}): Promise<Result> {
   const logPath = dbPath + ".log";
-  const proc = Bun.spawn(
+  const proc = track(Bun.spawn(
     [BUN, ...CORE_FLAGS, join(ROOT, "src/main.ts"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", dbPath, "--log-level", "info", "--log-events", String(logEvents)],
     // Logs go to a file, as in production; a pipe would make this process a second consumer of CPU.
     { stdout: Bun.file(logPath), stderr: "inherit", env: { ...process.env, ...LAUNCHER_ENV, HONEYBEE_API_RATE_PER_MINUTE: "0", ...env } },
-  );
+  ));
   let ports: { node: number; event: number; api: number } | null = null;
   while (!ports) {
     await Bun.sleep(50);
@@ -338,13 +382,16 @@ export async function main(): Promise<string> {
         const runs = new Map<string, Result[]>();
         const add = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
         for (let round = 0; round < ROUNDS; round++) {
-          if (SCENARIOS.includes("sqlite")) add(await runBaseline("sqlite", shape, c, fresh(baseTpl, `sqlite-${c}`)));
-          if (SCENARIOS.includes("tuned")) add(await runBaseline("tuned", shape, c, fresh(tunedTpl, `tuned-${c}`)));
-          if (SCENARIOS.includes("tuned-alloc")) add(await runBaseline("tuned-alloc", shape, c, fresh(tunedTpl, `tuned-alloc-${c}`)));
-          if (SCENARIOS.includes("core")) add(await runCore(CORE, shape, c, fresh(coreTpl, `core-${c}`), false));
-          if (only("core-nogeo")) add(await runCore("Core, log off, enrichment off", shape, c, fresh(coreTpl, `core-nogeo-${c}`), false, { HONEYBEE_GEO_ENRICHMENT: "false" }));
-          if (only("core-log")) add(await runCore("Core, event log on (to a file)", shape, c, fresh(coreTpl, `core-log-${c}`), true));
-          if (only("core-single")) add(await runCore("Core, log off, no writer thread", shape, c, fresh(coreTpl, `core-single-${c}`), false, { HONEYBEE_INGEST_WORKER: "false" }));
+          const baseline = (mode: "sqlite" | "tuned" | "tuned-alloc", tpl: string) => guarded(BASELINES[mode], shape, c, () => runBaseline(mode, shape, c, fresh(tpl, `${mode}-${c}`)));
+          const core = (name: string, file: string, logEvents: boolean, env?: Record<string, string>) =>
+            guarded(name, shape, c, () => runCore(name, shape, c, fresh(coreTpl, `${file}-${c}`), logEvents, env));
+          if (SCENARIOS.includes("sqlite")) add(await baseline("sqlite", baseTpl));
+          if (SCENARIOS.includes("tuned")) add(await baseline("tuned", tunedTpl));
+          if (SCENARIOS.includes("tuned-alloc")) add(await baseline("tuned-alloc", tunedTpl));
+          if (SCENARIOS.includes("core")) add(await core(CORE, "core", false));
+          if (only("core-nogeo")) add(await core("Core, log off, enrichment off", "core-nogeo", false, { HONEYBEE_GEO_ENRICHMENT: "false" }));
+          if (only("core-log")) add(await core("Core, event log on (to a file)", "core-log", true));
+          if (only("core-single")) add(await core("Core, log off, no writer thread", "core-single", false, { HONEYBEE_INGEST_WORKER: "false" }));
         }
         for (const scenario of runs.values()) results.push(median(scenario));
       }

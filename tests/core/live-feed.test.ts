@@ -4,7 +4,8 @@ import { startStandaloneProxy } from "../../src/core/proxy/standalone";
 import { silentLogger } from "../../src/log";
 import { Security } from "../../src/core/auth";
 import { defaultCoreConfig } from "../../src/config";
-import { BIG_ID, WsClient, registerNode, startTestCore } from "../helpers";
+import { parseWithIds, stringify } from "../../src/protocol/json";
+import { BIG_ID, EventStreamClient, WsClient, getJson, registerNode, startTestCore, until } from "../helpers";
 
 const event = (i: number, over: Record<string, unknown> = {}) => ({
   id: i,
@@ -38,6 +39,34 @@ describe("live feed", () => {
       expect(await c.nextKind("PotEvent")).toEqual(event(1));
       expect(await c.next((m) => m.message === "NodeDrop")).toEqual({ version: 2, message: "NodeDrop" });
     }
+  });
+
+  test("ingested events reach the feed as REST shows them: exact u64s, data parsed and written again, geo", async () => {
+    await using core = await startTestCore();
+    const frames: string[] = [];
+    const ws = new WebSocket(`${core.ws}/?kinds=PotEvent`);
+    await new Promise((r) => (ws.onopen = r));
+    ws.onmessage = (e) => frames.push(e.data as string);
+    const events = await EventStreamClient.connect(core.ports.event);
+    // The fast path keeps data as sent: spaces, escapes, a repeated key, a nested u64, non-ASCII.
+    const lines = [
+      '{"eventid": "cowrie.login.failed", "src_ip": "8.8.8.8", "session": "abc123", "username": "r\u00f6ot", "password": "x", "password": "y", "timestamp": "2026-11-22T01:07:41.947Z"}',
+      `{"eventid":"custom.note","src_ip":"198.51.100.9","note":"zoë ✓","inner":{"node_id":${BIG_ID}},"big":12345678901234567890,"timestamp":"2026-11-22T01:07:42Z"}`,
+    ];
+    events.send(lines);
+    await until(() => frames.length === 2, "two frames");
+    ws.close();
+    const page = (await getJson(`${core.api}/api/v1/events?limit=2`)).text;
+    const rest = (parseWithIds(page) as { events: unknown[] }).events.reverse();
+    for (const [i, frame] of frames.entries()) {
+      // The frame is the event REST lists, in the same canonical text (no spaces, no repeated keys).
+      expect(parseWithIds(frame)).toEqual({ version: 2, message: { PotEvent: rest[i] } });
+      expect(frame).toBe(stringify(parseWithIds(frame)));
+    }
+    expect((rest[0] as any).data.password).toBe("y");
+    expect((rest[0] as any).geo?.country).toBe("US");
+    expect((rest[1] as any).data.inner.node_id).toBe(BIG_ID);
+    expect(frames[1]).toContain('"note":"zoë ✓"');
   });
 
   test("filters narrow what a client gets", async () => {
