@@ -5,7 +5,8 @@ import { silentLogger } from "../../src/log";
 import { Security } from "../../src/core/auth";
 import { defaultCoreConfig } from "../../src/config";
 import { parseWithIds, stringify } from "../../src/protocol/json";
-import { BIG_ID, EventStreamClient, WsClient, getJson, registerNode, startTestCore, until } from "../helpers";
+import { join } from "node:path";
+import { BIG_ID, EventStreamClient, WsClient, getJson, registerNode, startTestCore, tempDir, until } from "../helpers";
 
 const event = (i: number, over: Record<string, unknown> = {}) => ({
   id: i,
@@ -41,8 +42,10 @@ describe("live feed", () => {
     }
   });
 
-  test("ingested events reach the feed as REST shows them: exact u64s, data parsed and written again, geo", async () => {
-    await using core = await startTestCore();
+  // Both writer channels: the writer's own thread (a file) and inline (:memory:).
+  test.each(["the writer's own thread", "an inline writer"])("ingested events reach the feed as REST shows them (committed by %s): exact u64s, data parsed and written again, geo", async (where) => {
+    using dir = tempDir();
+    await using core = await startTestCore({ db: where === "the writer's own thread" ? join(dir.path, "core.db") : ":memory:" });
     const frames: string[] = [];
     const ws = new WebSocket(`${core.ws}/?kinds=PotEvent`);
     await new Promise((r) => (ws.onopen = r));
