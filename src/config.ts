@@ -39,9 +39,11 @@ export const CoreConfig = Type.Object({
   }),
   batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 16_384, description: "Events committed per transaction at most (a batch is sealed sooner when the writer is idle or after batch_delay_ms)." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
-  // 32,768: two full batches at the writer. With bin/honeybee keeping freed memory, twice that
-  // held ~70 MB more at Core's peak under 8 producers, at no gain in rate (docs/benchmarks.md).
-  max_pending_events: Type.Integer({ minimum: 1000, default: 32_768, description: "Events waiting for the writer before reading pauses." }),
+  // A batch and a half: one at the writer, the next filling. With bin/honeybee keeping freed
+  // memory Core keeps its peak, and each step down held less at no loss in rate under 8
+  // producers (docs/benchmarks.md): 65,536 -> 32,768 ~70 MB, 32,768 -> 24,576 50-70 MB more
+  // for PotLog on the control channel (459-480 MB against 528-529).
+  max_pending_events: Type.Integer({ minimum: 1000, default: 24_576, description: "Events waiting for the writer before reading pauses." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
   artifacts_dir: Type.String({
     default: "",
