@@ -115,16 +115,6 @@ export function messageTopic(kind: FeedKind, meta: FeedMeta, mask: number): stri
   return topic(kind, n, p, t);
 }
 
-/** Every topic a message belongs to: the kind, and each combination of the fields it carries. */
-export function messageTopics(kind: FeedKind, meta: FeedMeta): string[] {
-  const out: string[] = [];
-  for (let mask = 0; mask < 8; mask++) {
-    const t = messageTopic(kind, meta, mask);
-    if (t !== null) out.push(t);
-  }
-  return out;
-}
-
 /** The fields a payload carries, for messages that arrive already serialised (the stream). */
 export function metaOf(payload: unknown): FeedMeta {
   if (typeof payload !== "object" || payload === null) return {};
