@@ -1,7 +1,8 @@
 /**
  * Live-feed bench client: opens N WebSocket connections to a URL, counts frames, and samples
  * ingest-to-client latency from the `sent_at` the producer wrote into each event. A line
- * "reset" on stdin starts the count again (after the bench's warm-up). Prints one JSON line
+ * "reset" on stdin starts the count again (after the bench's warm-up) and is answered with a
+ * line. Prints one JSON line
  * when told to stop (SIGTERM) or stdin closes.
  */
 export {};
@@ -12,7 +13,6 @@ let received = 0;
 let firstAt = 0;
 let lastAt = 0;
 let closed = 0;
-let sampled = 0;
 let open = 0;
 let failed = 0;
 let latencies: number[] = [];
@@ -34,8 +34,7 @@ for (let i = 0; i < count; i++) {
   ws.onmessage = (e) => {
     lastAt = Date.now();
     if (firstAt === 0) firstAt = lastAt;
-    received++;
-    if (++sampled % sampleEvery === 0) {
+    if (++received % sampleEvery === 0) {
       const m = SENT_AT.exec(e.data as string);
       if (m) latencies.push(now() - Number(m[1]));
     }
@@ -55,6 +54,7 @@ for await (const line of console) {
   if (line.trim() === "reset") {
     received = firstAt = lastAt = 0;
     latencies = [];
+    console.log(JSON.stringify({ reset: true }));
   }
 }
 report();

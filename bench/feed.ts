@@ -11,9 +11,9 @@
  * and fresh subscribers, and feeds them BENCH_FEED_WARMUP seconds of events at the step's
  * rate before the count starts: a server runs for weeks, and a fresh Core's first seconds
  * (its code compiled, its address data loaded by each thread, ~0.3 s each, at the first
- * counter flush and at the first published event) were the p99 of every low-rate step. The default warm-up passes Core's first counter flush
- * (`stats_flush_ms`, 5 s), and the default step (5 s) holds the next one, as steady traffic
- * does.
+ * counter flush and at the first published event) were the p99 of every low-rate step. The
+ * default warm-up passes Core's first counter flush (`stats_flush_ms`, 5 s), and the default
+ * step (5 s) holds the next one, as steady traffic does.
  *
  *   bun bench/feed.ts
  *   BENCH_FEED_SUBSCRIBERS=100 BENCH_FEED_RATE_MAX=8000 BENCH_FEED_SECONDS=1 bun bench/feed.ts   # quick run
@@ -118,8 +118,8 @@ async function subscribers(url: string, total: number) {
         p.proc.stdin.write("reset\n");
         await p.proc.stdin.flush();
       }
-      // Read before the first counted frame can arrive.
-      await Bun.sleep(100);
+      // Each answers once it has started counting again.
+      for (const p of procs) await p.out.next();
     },
     async stop() {
       const results = [];

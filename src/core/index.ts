@@ -120,8 +120,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
   const hub = new FeedHub();
   bus.subscribe(
-    // A message that comes as its frame is sent as it is, never parsed (BusMessage.frame).
-    (m) => isFeedKind(m.kind) && (m.frame === undefined ? hub.publish(m.kind, m.payload, m.meta) : hub.publish(m.kind, null, m.meta, m.frame)),
+    // A message that comes as its frame is sent as it is; its payload is never read (BusMessage.frame).
+    (m) => isFeedKind(m.kind) && hub.publish(m.kind, m.frame === undefined ? m.payload : null, m.meta, m.frame),
     (kind) => hub.wants(kind),
   );
 
