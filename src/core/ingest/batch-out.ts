@@ -1,7 +1,7 @@
 /**
- * What a committed batch shows outside Core: the event log's lines and the live feed's
- * frames, both written from the batch's columns and data bytes (the buffer is back from the
- * writer by then), without an object per event.
+ * What a committed batch shows outside Core: the event log's lines, the live feed's frames
+ * and the metrics' counts per event type, written from the batch's columns and data bytes
+ * (the buffer is back from the writer by then), without an object per event.
  */
 import type { Geo } from "../../geo";
 import type { EventLogger } from "../../log";
@@ -57,4 +57,16 @@ export function publishBatch(b: Batch, firstId: number, dict: Dictionaries, bus:
     const frame = FRAME_HEAD + recordJson(c, data, srcIp !== null && enrich ? enrich(srcIp) : undefined) + FRAME_TAIL;
     bus.publishFrame("PotEvent", frame, { node_id: nodeId, pot_id: source.potId, event_type: eventType });
   });
+}
+
+/** A batch's events per event type (a pass over its type ids: a few ns per event). */
+export function typeCounts(b: Batch, dict: Dictionaries): Map<string, number> {
+  const byId = new Map<number, number>();
+  for (let i = 0; i < b.n; i++) {
+    const t = b.typeId[i]!;
+    byId.set(t, (byId.get(t) ?? 0) + 1);
+  }
+  const out = new Map<string, number>();
+  for (const [t, n] of byId) out.set(dict.typeName(t) ?? String(t), n);
+  return out;
 }

@@ -15,9 +15,10 @@ import type { Geo } from "../../geo";
 import { eventLog, mayNeedEscaping, type EventLogger, type Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
-import { logBatch, publishBatch } from "./batch-out";
+import { logBatch, publishBatch, typeCounts } from "./batch-out";
 import { newBatch, reserve, spoolPositions, storageOf, toWire, type Batch, type Storage } from "./batch";
 import { Dictionaries } from "./dictionaries";
+import { RetentionSweep } from "./retention";
 import { fromNodeEvent, normalise, parseData, toIngestEvent, type IngestEvent } from "./normalise";
 import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
@@ -51,9 +52,6 @@ export interface PipelineOptions {
 const MAX_IN_FLIGHT = 2;
 /** Enough for the batches in flight: in the steady state one waits here for the next batch. */
 const SPARE_STORAGE = MAX_IN_FLIGHT;
-const RETENTION_EVERY_MS = 60_000;
-const RETENTION_CHUNK = 2000;
-const DAY_MS = 86_400_000;
 
 export class EventPipeline implements Ingest {
   readonly counters: IngestCounters = { received: 0, committed: 0, rejected: 0, connections: 0, pending: 0, duplicates: 0, unreadable_timestamps: 0 };
@@ -97,8 +95,7 @@ export class EventPipeline implements Ingest {
   private writesSent = 0;
   /** A counters flush asked for by a reader, and `writesSent` when it was asked for. */
   private countsFlush: { after: number; done: Promise<void> } | null = null;
-  private retentionTimer: ReturnType<typeof setInterval> | null = null;
-  private retentionRunning = false;
+  private readonly retention: RetentionSweep | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(private readonly opts: PipelineOptions) {
@@ -108,11 +105,7 @@ export class EventPipeline implements Ingest {
     this.eventLine = this.cfg.log_events ? eventLog(opts.logger, parseData) : null;
     this.warn = new RateLimitedLog(opts.logger);
     this.dict = new Dictionaries(opts.dictionaries);
-    if (this.cfg.retention_days > 0) {
-      this.retentionTimer = setInterval(() => this.runRetention(), RETENTION_EVERY_MS);
-      this.retentionTimer.unref?.();
-      queueMicrotask(() => this.runRetention());
-    }
+    if (this.cfg.retention_days > 0) this.retention = new RetentionSweep(this.cfg.retention_days, opts.writer, this.log, this.warn, () => this.version++);
   }
 
   // ---- Ingest ----------------------------------------------------------------------------
@@ -370,7 +363,7 @@ export class EventPipeline implements Ingest {
     this.counters.pending -= b.n;
     this.counters.committed += b.n;
     this.version++;
-    if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, this.typeCounts(b));
+    if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, typeCounts(b, this.dict));
     if (this.eventLine) logBatch(b, firstId, this.dict, this.eventLine);
     if (firstId !== null && this.opts.bus.wants("PotEvent")) publishBatch(b, firstId, this.dict, this.opts.bus, this.opts.enrich);
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
@@ -389,18 +382,6 @@ export class EventPipeline implements Ingest {
     this.pump();
   }
 
-  /** A batch's events per event type (a pass over its type ids: a few ns per event). */
-  private typeCounts(b: Batch): Map<string, number> {
-    const byId = new Map<number, number>();
-    for (let i = 0; i < b.n; i++) {
-      const t = b.typeId[i]!;
-      byId.set(t, (byId.get(t) ?? 0) + 1);
-    }
-    const out = new Map<string, number>();
-    for (const [t, n] of byId) out.set(this.dict.typeName(t) ?? String(t), n);
-    return out;
-  }
-
   private setOverloaded(on: boolean): void {
     this.overloaded = on;
     for (const l of this.pressureListeners) l(on);
@@ -414,30 +395,8 @@ export class EventPipeline implements Ingest {
     }, this.cfg.stats_flush_ms);
   }
 
-  private async runRetention(): Promise<void> {
-    if (this.retentionRunning || this.stopping) return;
-    this.retentionRunning = true;
-    let total = 0;
-    try {
-      const cutoff = Date.now() - this.cfg.retention_days * DAY_MS;
-      // One small chunk per request: batches queued meanwhile go in between.
-      for (;;) {
-        if (this.stopping) break;
-        const n = await this.opts.writer.retentionStep(cutoff, RETENTION_CHUNK);
-        if (n === 0) break;
-        total += n;
-        this.version++;
-      }
-      if (total > 0) this.log.info({ deleted: total, retention_days: this.cfg.retention_days }, "deleted events older than the retention period");
-    } catch (e) {
-      this.warn.warn("retention-failed", { err: (e as Error).message }, "deleting old events failed; trying again later");
-    } finally {
-      this.retentionRunning = false;
-    }
-  }
-
   private async shutdown(): Promise<void> {
-    if (this.retentionTimer) clearInterval(this.retentionTimer);
+    this.retention?.stop();
     await this.flush();
     if (this.countsTimer) clearTimeout(this.countsTimer);
     this.countsTimer = null;

@@ -19,72 +19,12 @@
  *   log_type. A PotLog of a process's output (`stdout`) takes the general path.
  */
 import { hasBackslash, isDigits, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString } from "./json-scan";
+import { DATA, EVENT, EVENT_TYPE, EVENTID, fieldOf, HONEYPOT_ID, HONEYPOT_TYPE, LOG_TYPE, METADATA, NODE_ID, OTHER, PASSWORD, POT_ID, POT_TYPE, PROTO, SRC_IP, TIMESTAMP, USERNAME } from "./envelope-fields";
 import type { ScannedLine } from "./scan";
 
 export const NATIVE = 0;
 export const POT_EVENT = 1;
 export const POT_LOG = 2;
-
-// The payload's members that are read; everything else is data.
-const OTHER = 0;
-const NODE_ID = 1;
-const POT_ID = 2;
-const POT_TYPE = 3;
-const EVENT_TYPE = 4;
-const EVENT = 5;
-const LOG_TYPE = 6;
-const TIMESTAMP = 7;
-const SRC_IP = 8;
-const DATA = 9;
-const METADATA = 10;
-const USERNAME = 11;
-const PASSWORD = 12;
-const PROTO = 13;
-const EVENTID = 14;
-// Cowrie's HoneyBee output plugin names its pot in each line.
-const HONEYPOT_ID = 15;
-const HONEYPOT_TYPE = 16;
-
-function fieldOf(t: string, at: number, len: number): number {
-  const c = t.charCodeAt(at);
-  switch (len) {
-    case 4:
-      return c === 100 && t.startsWith("data", at) ? DATA : OTHER;
-    case 5:
-      return c === 101 && t.startsWith("event", at) ? EVENT : OTHER;
-    case 6:
-      if (c === 112) return t.startsWith("pot_id", at) ? POT_ID : OTHER;
-      return c === 115 && t.startsWith("src_ip", at) ? SRC_IP : OTHER;
-    case 7:
-      if (c === 110) return t.startsWith("node_id", at) ? NODE_ID : OTHER;
-      return c === 101 && t.startsWith("eventid", at) ? EVENTID : OTHER;
-    case 8:
-      switch (c) {
-        case 112:
-          if (t.startsWith("pot_type", at)) return POT_TYPE;
-          return t.startsWith("password", at) ? PASSWORD : OTHER;
-        case 108:
-          return t.startsWith("log_type", at) ? LOG_TYPE : OTHER;
-        case 109:
-          return t.startsWith("metadata", at) ? METADATA : OTHER;
-        case 117:
-          return t.startsWith("username", at) ? USERNAME : OTHER;
-        default:
-          return OTHER;
-      }
-    case 9:
-      if (c === 116) return t.startsWith("timestamp", at) ? TIMESTAMP : OTHER;
-      return c === 95 && t.startsWith("__proto__", at) ? PROTO : OTHER;
-    case 10:
-      return c === 101 && t.startsWith("event_type", at) ? EVENT_TYPE : OTHER;
-    case 20:
-      return c === 104 && t.startsWith("honeybee_honeypot_id", at) ? HONEYPOT_ID : OTHER;
-    case 22:
-      return c === 104 && t.startsWith("honeybee_honeypot_type", at) ? HONEYPOT_TYPE : OTHER;
-    default:
-      return OTHER;
-  }
-}
 
 const STRING = 1;
 const NUMBER = 2;
