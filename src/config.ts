@@ -39,11 +39,11 @@ export const CoreConfig = Type.Object({
   }),
   batch_size: Type.Integer({ minimum: 1, maximum: 100_000, default: 16_384, description: "Events committed per transaction at most (a batch is sealed sooner when the writer is idle or after batch_delay_ms)." }),
   batch_delay_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 5, description: "Longest wait before a partial batch is committed." }),
-  // A batch and a half: one at the writer, the next filling. With bin/honeybee keeping freed
-  // memory Core keeps its peak, and each step down held less at no loss in rate under 8
-  // producers (docs/benchmarks.md): 65,536 -> 32,768 ~70 MB, 32,768 -> 24,576 50-70 MB more
-  // for PotLog on the control channel (459-480 MB against 528-529).
-  max_pending_events: Type.Integer({ minimum: 1000, default: 24_576, description: "Events waiting for the writer before reading pauses." }),
+  // Three batches: two at the writer (MAX_IN_FLIGHT in pipeline.ts) and the next filling. At a
+  // batch and a half (24,576) reading paused while the writer still had room for a second
+  // batch: with one producer 336,757-382,775 events/s against 417,537-451,671 at 49,152, in
+  // interleaved runs, peak RSS within the same run-to-run spread (docs/benchmarks.md).
+  max_pending_events: Type.Integer({ minimum: 1000, default: 49_152, description: "Events waiting for the writer before reading pauses (it resumes when half of them are committed)." }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
   artifacts_dir: Type.String({
     default: "",
