@@ -20,6 +20,7 @@ import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../p
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
+import { FairShare } from "./ingest/fair-share";
 import { fromScanned } from "./ingest/from-scanned";
 import type { NormaliseContext } from "./ingest/normalise";
 import { newScannedLine } from "./ingest/scan";
@@ -40,6 +41,8 @@ export interface NodeChannelOptions {
   maxMessageBytes: number;
   /** Deepest nesting of a message (`max_nesting_depth`); deeper ones are refused unparsed. */
   maxNestingDepth?: number;
+  /** `max_pending_events`: how connections share the pipeline under pressure (fair-share.ts). */
+  maxPendingEvents: number;
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
@@ -96,15 +99,8 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
       socket.end();
     }
   });
-  const unsubscribe = ingest.onPressure((overloaded) => {
-    if (overloaded) return;
-    for (const s of sockets) {
-      if (s.data.paused) {
-        s.data.paused = false;
-        s.resume();
-      }
-    }
-  });
+  // Node streams share the pipeline like the event socket's connections do (fair-share.ts).
+  const fair = new FairShare<Conn>({ ingest, maxPending: opts.maxPendingEvents, sockets });
 
   const reply = (c: Conn, code: string, message: string) => {
     warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);
@@ -299,10 +295,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
           c.sawEvent = false;
           registry.touch(c.nodeId);
         }
-        if (ingest.isOverloaded && !c.paused) {
-          c.paused = true;
-          socket.pause();
-        }
+        fair.afterChunk(socket);
       },
       drain(socket) {
         const c = socket.data;
@@ -337,7 +330,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     },
     stop() {
       stopSweep();
-      unsubscribe();
+      fair.stop();
       server.stop(true);
     },
   };

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
-import { defaultCoreConfig } from "../../src/config";
+import { defaultCoreConfig, type CoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { createIngest, startEventSocket } from "../../src/core/ingest";
 import { openDatabase } from "../../src/db";
@@ -53,8 +53,11 @@ test("a stalled writer pauses reading: pending events stay bounded with many fas
   }
 });
 
-/** A producer that never runs dry: writes `chunk` again and again as fast as the socket takes it, and counts the acks. */
-async function blaster(port: number, chunk: Buffer) {
+/**
+ * A producer that never runs dry: writes `first`, then `chunk` again and again as fast as the
+ * socket takes it, and counts the acks (on the event socket).
+ */
+async function blaster(port: number, chunk: Buffer, first = '{"version":2,"message":{"EventStreamHello":{"acks":true}}}\n') {
   const p = { acked: 0, socket: null as any, stop: false };
   let off = 0;
   let text = "";
@@ -74,12 +77,15 @@ async function blaster(port: number, chunk: Buffer) {
         text += d.toString();
         const lines = text.split("\n");
         text = lines.pop()!;
-        for (const l of lines) p.acked = Math.max(p.acked, JSON.parse(l).message.EventAck.seq);
+        for (const l of lines) {
+          const ack = JSON.parse(l).message?.EventAck;
+          if (ack) p.acked = Math.max(p.acked, ack.seq);
+        }
       },
       drain: (s) => pump(s),
     },
   });
-  p.socket.write('{"version":2,"message":{"EventStreamHello":{"acks":true}}}\n');
+  p.socket.write(first);
   pump(p.socket);
   return p;
 }
@@ -119,23 +125,19 @@ test("fair reading: every one of several producers blasting at once is read, not
   }
 });
 
-// The control channel as startCore wires it, on the same pipeline with its writer stalled.
-test("PotEvent and PotLog on the control channel are under the same backpressure: pending stays bounded", async () => {
-  using dir = tempDir();
-  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 1000, batch_size: 200, log_events: false });
+/** The control channel as startCore wires it, on a pipeline whose writer waits for `gate`. */
+function controlChannel(config: CoreConfig, gate: Promise<void>) {
   const db = openDatabase(config.db);
   const bus = new MessageBus();
-  const gate = Promise.withResolvers<void>();
-  const overloaded = Promise.withResolvers<void>();
   const registry = new Registry(new RegistryStore(db), bus, silentLogger(), config.heartbeat_timeout_ms);
-  const ingest = createIngest({ db, config, bus, registry, logger: silentLogger(), writerGate: () => gate.promise });
-  ingest.onPressure((on) => on && overloaded.resolve());
+  const ingest = createIngest({ db, config, bus, registry, logger: silentLogger(), writerGate: () => gate });
   const security = new Security(config);
   security.useNodeSecrets(new SqlNodeSecretStore(db));
   const channel = startNodeChannel({
     host: "127.0.0.1",
     port: 0,
     maxMessageBytes: config.max_message_bytes,
+    maxPendingEvents: config.max_pending_events,
     registry,
     ingest,
     onCommandResult: () => {},
@@ -143,6 +145,27 @@ test("PotEvent and PotLog on the control channel are under the same backpressure
     nodeAuth: security.nodeAuth,
     logger: silentLogger(),
   });
+  return {
+    db,
+    ingest,
+    channel,
+    async stop() {
+      channel.stop();
+      registry.stop();
+      await ingest.stop();
+      db.$client.close();
+    },
+  };
+}
+
+// The control channel as startCore wires it, on the same pipeline with its writer stalled.
+test("PotEvent and PotLog on the control channel are under the same backpressure: pending stays bounded", async () => {
+  using dir = tempDir();
+  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 1000, batch_size: 200, log_events: false });
+  const gate = Promise.withResolvers<void>();
+  const overloaded = Promise.withResolvers<void>();
+  const { ingest, channel, stop } = controlChannel(config, gate.promise);
+  ingest.onPressure((on) => on && overloaded.resolve());
   const nodes: EventStreamClient[] = [];
   try {
     const NODES = 4;
@@ -173,9 +196,45 @@ test("PotEvent and PotLog on the control channel are under the same backpressure
   } finally {
     gate.resolve();
     for (const n of nodes) n.close();
-    channel.stop();
-    registry.stop();
-    await ingest.stop();
-    db.$client.close();
+    await stop();
+  }
+});
+
+test("fair reading on the control channel: every one of several nodes blasting PotLogs at once is read", async () => {
+  using dir = tempDir();
+  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 16000, batch_size: 4000, log_events: false });
+  const gate = Promise.withResolvers<void>();
+  const { db, ingest, channel, stop } = controlChannel(config, gate.promise);
+  const NODES = 8;
+  const nodes: Awaited<ReturnType<typeof blaster>>[] = [];
+  try {
+    const pad = "p".repeat(200);
+    for (let k = 0; k < NODES; k++) {
+      const id = 5000 + k;
+      // As the upstream Go node sends them: every event a PotLog, data values strings.
+      const chunk = Buffer.from(Array.from({ length: 2000 }, (_, i) => `{"version":2,"message":{"PotLog":{"pot_id":"fair-${k}","log_type":"cowrie.login.failed","data":{"src_ip":"10.1.${k}.${i % 250}","pad":"${pad}"}}}}\n`).join(""));
+      const registration = `{"version":2,"message":{"NodeRegistration":{"node_id":${id},"node_name":"n${k}","address":"127.0.0.1","port":0,"node_type":"Full"}}}\n`;
+      nodes.push(await blaster(channel.port, chunk, registration));
+    }
+    await until(() => ingest.isOverloaded, "the stalled writer overloads the pipeline");
+    gate.resolve();
+    // Until the nodes together got 60 rounds of the pending limit through.
+    const TOTAL = 60 * config.max_pending_events;
+    await until(() => ingest.counters.committed >= TOTAL, `${TOTAL} events committed`, 6000);
+    const perNode = db.$client
+      .query("select s.node_id as node, count(*) as n from events e join event_sources s on s.id = e.source_id group by s.node_id")
+      .all() as { node: string; n: number }[];
+    expect(perNode.length).toBe(NODES);
+    // A fair share each, within half again.
+    const total = perNode.reduce((n, r) => n + r.n, 0);
+    const fair = total / NODES;
+    expect(perNode.filter((r) => r.n < fair / 1.5 || r.n > fair * 1.5)).toEqual([]);
+  } finally {
+    gate.resolve();
+    for (const n of nodes) {
+      n.stop = true;
+      n.socket.end();
+    }
+    await stop();
   }
 });

@@ -13,7 +13,7 @@
  *   node_id whatever the lines say.
  * - Backpressure: while the pipeline is overloaded, every connection stops reading
  *   (`socket.pause()`); the kernel's buffers then push back on the senders. Reading is shared
- *   fairly (see `share`): a connection with a larger kernel buffer must not crowd out the others.
+ *   fairly (fair-share.ts): a connection with a larger kernel buffer must not crowd out the others.
  * - Idle connections are closed (`first_message_timeout_ms`, `idle_timeout_ms`; see the config
  *   keys for who is exempt), so silent peers cannot hold connection slots for good.
  * - `stop()` stops accepting and keeps reading until each connection has been quiet for a
@@ -32,6 +32,7 @@ import { startIdleSweep } from "../../net/idle-sweep";
 import { isLoopback, type NodeAuth } from "../auth";
 import type { ConnectionCounter } from "../auth/rate-limit";
 import type { TlsOptions } from "../tls";
+import { FairShare } from "./fair-share";
 import { fromScanned } from "./from-scanned";
 import { normalise, toIngestEvent, type NormaliseContext } from "./normalise";
 import { parseEventLine } from "./parse";
@@ -249,48 +250,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     c.socket.end(stringify(envelope("Error", { code: "unauthenticated", message })) + "\n");
   };
 
-  /**
-   * Fair shares under pressure. Left alone, the connections whose kernel buffers had grown
-   * were read again and again while the others, paused at each overload, got one chunk per
-   * relief (measured: of 8 peers blasting over loopback, two were read 5 to 10 times as much
-   * as each of the others). So while pending is above half of `max_pending_events` (the
-   * relief mark), a connection that delivered a chunk yields until the next turn of the event
-   * loop, when every yielded one resumes, each turn starting from the next connection: one
-   * chunk each, in turn.
-   */
-  const contended = Math.floor(opts.config.max_pending_events / 2);
-  let turn = 0;
-  let turnScheduled = false;
-  const resumePaused = () => {
-    turnScheduled = false;
-    if (ingest.isOverloaded) return; // the relief resumes them
-    const all = [...sockets];
-    const from = all.length > 0 ? turn++ % all.length : 0;
-    for (let k = 0; k < all.length; k++) {
-      const s = all[(from + k) % all.length]!;
-      if (s.data.paused && s.data.held === null) {
-        s.data.paused = false;
-        s.resume();
-      }
-    }
-  };
-  const share = (c: Conn) => {
-    if (c.paused) return;
-    if (ingest.isOverloaded) {
-      c.paused = true;
-      c.socket.pause();
-    } else if (ingest.counters.pending >= contended && sockets.size > 1) {
-      c.paused = true;
-      c.socket.pause();
-      if (!turnScheduled) {
-        turnScheduled = true;
-        setImmediate(resumePaused);
-      }
-    }
-  };
-  const unsubscribe = ingest.onPressure((overloaded) => {
-    if (!overloaded) resumePaused();
-  });
+  const fair = new FairShare<Conn>({ ingest, maxPending: opts.config.max_pending_events, sockets, holds: (c) => c.held !== null });
 
   const server: TCPSocketListener<Conn> = Bun.listen<Conn>({
     hostname: opts.host,
@@ -358,7 +318,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
         const c = socket.data;
         c.lastData = c.receivedAt = Date.now();
         c.splitter.push(chunk, c.sink);
-        share(c);
+        fair.afterChunk(socket);
       },
       drain(socket) {
         socket.data.writer?.drain();
@@ -411,7 +371,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
       return (stopped ??= (async () => {
         stopSweep();
         await drain();
-        unsubscribe();
+        fair.stop();
         await ingest.flush();
       })());
     },
