@@ -12,10 +12,12 @@ export const BUN = process.execPath;
 /**
  * What bin/honeybee, the way Core is started (npm start, the Docker image), sets for Bun
  * before it starts: the benches start Core with Bun directly (to pass Bun's own flags), so
- * they set it themselves. An explicit MIMALLOC_PURGE_DELAY in the bench's environment wins,
- * as it does for bin/honeybee.
+ * they set it themselves. A value in the bench's environment wins, as it does for bin/honeybee.
  */
-export const LAUNCHER_ENV: Record<string, string> = { MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? "-1" };
+export const LAUNCHER_ENV: Record<string, string> = {
+  MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? "-1",
+  BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? "2147483648",
+};
 
 export function benchDir(): string {
   return mkdtempSync(join(tmpdir(), "honeybee-bench-"));

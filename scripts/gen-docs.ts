@@ -215,7 +215,7 @@ export function renderConfiguration(help: Record<string, string>): string {
     "",
     configTable(CoreConfig as Json, help.core ?? ""),
     "",
-    "`bin/honeybee` (what `npm start` and the Docker image run) starts Bun with `MIMALLOC_PURGE_DELAY=-1` unless the environment sets it: Bun's allocator then keeps freed memory for reuse instead of handing it back to the system, which under a steady stream of events saves most page faults (23-41% of Core's CPU per event in the virtual machines of this project's benches, docs/benchmarks.md) and keeps Core's memory at its peak. Set it to `0` to hand memory back at once.",
+    "`bin/honeybee` (what `npm start` and the Docker image run) starts Bun with `MIMALLOC_PURGE_DELAY=-1` unless the environment sets it: Bun's allocator then keeps freed memory for reuse instead of handing it back to the system, which under a steady stream of events saves most page faults (23-41% of Core's CPU per event in the virtual machines of this project's benches, docs/benchmarks.md) and keeps Core's memory at its peak. Set it to `0` to hand memory back at once. It also sets `BUN_JSC_forceRAMSize=2147483648` unless the environment sets it: JavaScriptCore then sizes its heaps as on a 2 GiB machine (collecting sooner) instead of from the host's memory, which on a large host let peak RSS under full load reach 499-591 MB instead of 375-445, for 4-11% more CPU per event (docs/benchmarks.md). Set it (in bytes) to choose otherwise; sizes from 512 MiB to 4 GiB measured alike, so on a small host it changes little.",
     "",
     "## Node agent (`honeybee node`, and the node of `honeybee up`: its flags, or `--node-config FILE`)",
     "",

@@ -1,7 +1,7 @@
 /**
  * bin/honeybee, the way Core is started (npm start, the Docker image), sets Bun's allocator
- * to keep freed memory (docs/benchmarks.md, "The allocator") unless the environment already
- * says otherwise. Read from the running Core's own environment: `exec` makes it the launcher's
+ * to keep freed memory and the engine to size its heaps as on a 2 GiB machine
+ * (docs/benchmarks.md) unless the environment already says otherwise. Read from the running Core's own environment: `exec` makes it the launcher's
  * process (/proc: Linux, where Core runs).
  */
 import { describe, expect, test } from "bun:test";
@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { ROOT, tempDir } from "../helpers";
 import { LiveProcess } from "./cli-helpers";
 
-/** The MIMALLOC_PURGE_DELAY a running `bin/honeybee core` was started with. */
-async function purgeDelayOfCore(env: Record<string, string | undefined>): Promise<string | null> {
+/** The values of `names` a running `bin/honeybee core` was started with (null: unset). */
+async function environOfCore(env: Record<string, string | undefined>, names: string[]): Promise<(string | null)[]> {
   using dir = tempDir();
   const core = new LiveProcess(
     [join(ROOT, "bin/honeybee"), "core", "--node-port", "0", "--api-port", "0", "--ws-port", "0", "--event-port", "0", "--db", join(dir.path, "core.db"), "--log-level", "info"],
@@ -20,19 +20,23 @@ async function purgeDelayOfCore(env: Record<string, string | undefined>): Promis
   try {
     await core.waitFor('"core started"');
     const environ = readFileSync(`/proc/${core.proc.pid}/environ`, "utf8").split("\0");
-    const entry = environ.find((e) => e.startsWith("MIMALLOC_PURGE_DELAY="));
-    return entry === undefined ? null : entry.slice(entry.indexOf("=") + 1);
+    return names.map((name) => {
+      const entry = environ.find((e) => e.startsWith(`${name}=`));
+      return entry === undefined ? null : entry.slice(name.length + 1);
+    });
   } finally {
     expect(await core.stop("SIGTERM")).toBe(0);
   }
 }
 
+const NAMES = ["MIMALLOC_PURGE_DELAY", "BUN_JSC_forceRAMSize"];
+
 describe("bin/honeybee", () => {
-  test("starts Core with freed memory kept (MIMALLOC_PURGE_DELAY=-1)", async () => {
-    expect(await purgeDelayOfCore({ MIMALLOC_PURGE_DELAY: undefined })).toBe("-1");
+  test("starts Core with freed memory kept (MIMALLOC_PURGE_DELAY=-1) and heaps sized for 2 GiB", async () => {
+    expect(await environOfCore({ MIMALLOC_PURGE_DELAY: undefined, BUN_JSC_forceRAMSize: undefined }, NAMES)).toEqual(["-1", "2147483648"]);
   });
 
-  test("an operator's own MIMALLOC_PURGE_DELAY wins", async () => {
-    expect(await purgeDelayOfCore({ MIMALLOC_PURGE_DELAY: "0" })).toBe("0");
+  test("an operator's own values win", async () => {
+    expect(await environOfCore({ MIMALLOC_PURGE_DELAY: "0", BUN_JSC_forceRAMSize: "8589934592" }, NAMES)).toEqual(["0", "8589934592"]);
   });
 });
