@@ -2,8 +2,7 @@
  * Live-feed bench client: opens N WebSocket connections to a URL, counts frames, and samples
  * ingest-to-client latency from the `sent_at` the producer wrote into each event. A line
  * "reset" on stdin starts the count again (after the bench's warm-up) and is answered with a
- * line. Prints one JSON line
- * when told to stop (SIGTERM) or stdin closes.
+ * line. Prints one JSON line when told to stop (SIGTERM) or stdin closes.
  */
 export {};
 const [url, countArg, sampleArg] = process.argv.slice(2);

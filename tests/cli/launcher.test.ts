@@ -1,8 +1,9 @@
 /**
  * bin/honeybee, the way Core is started (npm start, the Docker image), sets Bun's allocator
  * to keep freed memory and the engine to size its heaps as on a 2 GiB machine
- * (docs/benchmarks.md) unless the environment already says otherwise. Read from the running Core's own environment: `exec` makes it the launcher's
- * process (/proc: Linux, where Core runs).
+ * (docs/benchmarks.md) unless the environment already says otherwise. Read from the running
+ * Core's own environment: `exec` makes it the launcher's process (/proc: Linux, where Core
+ * runs).
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";

@@ -158,7 +158,6 @@ function controlChannel(config: CoreConfig, gate: Promise<void>) {
   };
 }
 
-// The control channel as startCore wires it, on the same pipeline with its writer stalled.
 test("PotEvent and PotLog on the control channel are under the same backpressure: pending stays bounded", async () => {
   using dir = tempDir();
   const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 1000, batch_size: 200, log_events: false });
