@@ -31,10 +31,14 @@
  * second producer on: a server runs for weeks, so what it costs per event is its cost once
  * its code is compiled. Core has far more code than the baselines, and in a cold 2M-event run
  * its JIT compiler thread took ~0.9 µs per event (its FTL compiles of the writer's counting
- * alone ~0.2 s each) against the baselines' ~0.1; after 1M events it compiles next to nothing.
+ * alone ~0.2 s each) against the baselines' ~0.1. Functions that run once per batch or per
+ * counter flush get hot slowly: after a 1M-event warm-up JavaScriptCore still spent 0.82 s
+ * compiling Core's code during the measured 2M events (the writer's counting 0.21 s, the
+ * counters' upserts 0.1 s, the line splitter 0.05 s; BUN_JSC_reportCompileTimes=true), the
+ * JIT threads 0.14-0.31 µs per event, the baselines' under 0.05; after 3M events, 0.16 s.
  * BENCH_WARMUP=0 measures cold servers.
  *
- * Env: BENCH_EVENTS (2000000), BENCH_WARMUP (1000000), BENCH_PREFILL (3000000), BENCH_SHAPES
+ * Env: BENCH_EVENTS (2000000), BENCH_WARMUP (3000000), BENCH_PREFILL (3000000), BENCH_SHAPES
  * (comma list of: flat, potevent, potlog, potlog-control; default all), BENCH_SCENARIOS (comma
  * list of: discard, sqlite, tuned, tuned-alloc, core, core-nogeo, core-log, core-single, stall,
  * geo; default all; tuned-alloc is (b+) started with bin/honeybee's allocator setting, see
@@ -60,7 +64,7 @@ import { main as geoCost } from "./ingest-geo";
 import { BUN, LAUNCHER_ENV, ROOT, benchDir, lineReader, table } from "./lib";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2_000_000);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 1_000_000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3_000_000);
 /** The warm-up's producer seed: its sessions and addresses are not the measured run's. */
 const WARMUP_SEED = 8;
 const PREFILL = Number(process.env.BENCH_PREFILL ?? 3_000_000);
