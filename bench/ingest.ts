@@ -34,8 +34,9 @@
  * alone ~0.2 s each) against the baselines' ~0.1. Functions that run once per batch or per
  * counter flush get hot slowly: after a 1M-event warm-up JavaScriptCore still spent 0.82 s
  * compiling Core's code during the measured 2M events (the writer's counting 0.21 s, the
- * counters' upserts 0.1 s, the line splitter 0.05 s; BUN_JSC_reportCompileTimes=true), the
- * JIT threads 0.14-0.31 µs per event, the baselines' under 0.05; after 3M events, 0.16 s.
+ * counters' `add` 0.1 s, the line splitter 0.05 s; BUN_JSC_reportCompileTimes=true), the
+ * JIT threads 0.14-0.31 µs per event, the baselines' under 0.05; after 3M events, 0.16 s:
+ * hence the default.
  * BENCH_WARMUP=0 measures cold servers.
  *
  * Env: BENCH_EVENTS (2000000), BENCH_WARMUP (3000000), BENCH_PREFILL (3000000), BENCH_SHAPES
