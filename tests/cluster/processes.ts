@@ -112,8 +112,15 @@ export class AckedProducer {
     this.sock?.end();
   }
 
-  private async untilAcked(n: number): Promise<void> {
-    while (this.acked < n && this.sock) await Bun.sleep(20);
+  /** Waiting for acks up to `n` (one `run` at a time); settled by the ack that reaches it. */
+  private ackWaiter: { n: number; resolve(): void } | null = null;
+
+  /** Resolves once events up to `n` are acknowledged (a lost connection ends the wait through `closed`). */
+  private untilAcked(n: number): Promise<void> {
+    if (this.acked >= n) return Promise.resolve();
+    const w = Promise.withResolvers<void>();
+    this.ackWaiter = { n, resolve: w.resolve };
+    return w.promise;
   }
 
   private async connect(n: number): Promise<{ closed: Promise<void> }> {
@@ -153,6 +160,10 @@ export class AckedProducer {
             const seq = JSON.parse(l)?.message?.EventAck?.seq;
             // Acks count lines of this connection: line L is spool event first + L - 1.
             if (typeof seq === "number") this.acked = Math.max(this.acked, first + seq - 1);
+          }
+          if (this.ackWaiter && this.acked >= this.ackWaiter.n) {
+            this.ackWaiter.resolve();
+            this.ackWaiter = null;
           }
           fill(s);
         },
