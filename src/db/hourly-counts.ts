@@ -1,5 +1,6 @@
 import { HOUR_MS, type CountKind, type EventBatch } from "./event-store";
 import { ipv4Of, ipv4Text } from "./ipv4";
+import { Ipv4Tally } from "./ipv4-tally";
 
 /**
  * The stats need top-N lists, and attack traffic has a long tail of addresses and passwords
@@ -23,10 +24,11 @@ function prune<K>(keys: Map<K, number>): void {
 export class HourlyCounts {
   readonly byKind = new Map<CountKind, Map<number, Map<string, number>>>();
   /**
-   * Source addresses that are IPv4 dotted quads, by hour, as 32-bit numbers: a number is a
-   * cheaper Map key than a string sliced from a batch (measured: 0.2 µs per event less).
+   * Source addresses that are IPv4 dotted quads, by hour, as 32-bit numbers in a table of
+   * typed arrays (ipv4-tally.ts): cheaper than a string sliced from a batch as a Map key
+   * (measured: 0.2 µs per event less), and than a number as a Map key (0.03 less).
    */
-  readonly ipv4 = new Map<number, Map<number, number>>();
+  readonly ipv4 = new Map<number, Ipv4Tally>();
 
   /** The counts of one kind in one hour, to add to with `bump` in a hot loop. */
   keys(kind: CountKind, bucket: number): Map<string, number> {
@@ -37,9 +39,9 @@ export class HourlyCounts {
     return keys;
   }
 
-  ipv4Keys(bucket: number): Map<number, number> {
+  ipv4Keys(bucket: number): Ipv4Tally {
     let keys = this.ipv4.get(bucket);
-    if (!keys) this.ipv4.set(bucket, (keys = new Map()));
+    if (!keys) this.ipv4.set(bucket, (keys = new Ipv4Tally(TRACKED_KEYS, TRACKED_KEYS_HIGH)));
     return keys;
   }
 
@@ -55,7 +57,7 @@ export class HourlyCounts {
     // Buckets rarely change within a batch; the per-kind maps are looked up once per bucket.
     let bucket = -1;
     let ipKeys: Map<string, number> | null = null;
-    let v4Keys: Map<number, number> | null = null;
+    let v4Keys: Ipv4Tally | null = null;
     const typeCounts = new Map<number, Map<number, number>>();
     let typeKeys: Map<number, number> | null = null;
     for (let i = 0; i < b.n; i++) {
@@ -70,7 +72,7 @@ export class HourlyCounts {
       const ip = ips[i];
       if (ip) {
         const v4 = ipv4Of(ip);
-        if (v4 >= 0) bump(v4Keys!, v4, 1, true);
+        if (v4 >= 0) v4Keys!.add(v4, 1);
         else bump(ipKeys!, ip, 1, true);
       }
       const t = b.typeId[i]!;

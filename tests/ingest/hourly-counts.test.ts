@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { HourlyCounts, bump } from "../../src/db/hourly-counts";
+import { HourlyCounts } from "../../src/db/hourly-counts";
+import { Ipv4Tally } from "../../src/db/ipv4-tally";
 
 const HOUR = 498_728;
 
@@ -46,7 +47,7 @@ test("under a flood of keys seen once, frequent keys keep exact counts, and no c
     for (let f = 0; f < 200; f++) order.unshift(keyOf(f));
     for (const k of order) truth.set(k, (truth.get(k) ?? 0) + 1);
     // As the writer counts them: addresses by number, other keys by text.
-    if (kind === "src_ip") for (const k of order) bump(c.ipv4Keys(HOUR), k as number, 1, true);
+    if (kind === "src_ip") for (const k of order) c.ipv4Keys(HOUR).add(k as number, 1);
     else for (const k of order) c.add(kind, HOUR, k as string);
     const got = new Map<number | string, number>(kind === "src_ip" ? c.ipv4Keys(HOUR) : c.keys(kind, HOUR));
     expect(got.size).toBeLessThanOrEqual(10_000);
@@ -66,4 +67,43 @@ test("during a flood, a key counted now is counted exactly until a prune drops i
   expect(got.get("summed")).toBe(5);
   expect(got.get("once")).toBe(1);
   expect(got.size).toBeLessThanOrEqual(10_000);
+});
+
+test("the IPv4 table counts as a Map does, the whole address range included, while no prune is due", () => {
+  let s = 5;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const t = new Ipv4Tally(5000, 10_000);
+  const truth = new Map<number, number>();
+  // Edges of the range (0.0.0.0, 255.255.255.255, around 2^31), then addresses that collide in
+  // the table's low bits (one /16 apart), then random ones, some many times; n > 1 too.
+  const keys = [0, 2 ** 32 - 1, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1];
+  for (let i = 0; i < 300; i++) keys.push(0x0a000000 + i * 65536);
+  for (let i = 0; i < 9000; i++) keys.push(Math.floor(rnd() * 2 ** 32));
+  for (let r = 0; r < 30_000; r++) {
+    const k = keys[Math.floor(rnd() ** 2 * keys.length)]!;
+    const n = 1 + (r % 3);
+    t.add(k, n);
+    truth.set(k, (truth.get(k) ?? 0) + n);
+  }
+  expect(truth.size).toBeLessThanOrEqual(10_000);
+  expect(t.size).toBe(truth.size);
+  expect(new Map(t)).toEqual(truth);
+  for (const k of keys.slice(0, 5)) expect(t.get(k)).toBe(truth.get(k) ?? 0);
+  expect(t.get(0x7f000001)).toBe(truth.get(0x7f000001) ?? 0);
+});
+
+test("the IPv4 table prunes as the Map does: past the high mark, the keys seen least go first, down to the low mark", () => {
+  const t = new Ipv4Tally(5000, 10_000);
+  for (let i = 0; i < 3000; i++) t.add(i, 3);
+  for (let i = 3000; i < 6000; i++) t.add(i, 2);
+  for (let i = 6000; i < 10_000; i++) t.add(i, 1);
+  expect(t.size).toBe(10_000);
+  // The 10,001st key: those seen once go (4,001 with it), then twice (3,000), leaving 3,000.
+  t.add(10_000, 1);
+  expect(t.size).toBe(3000);
+  expect([...t].every(([k, n]) => k < 3000 && n === 3)).toBe(true);
+  // Still a working table after the rebuild.
+  t.add(7, 1);
+  t.add(20_000, 4);
+  expect([t.get(7), t.get(20_000), t.get(6000), t.size]).toEqual([4, 4, 0, 3001]);
 });
