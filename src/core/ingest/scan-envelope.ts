@@ -18,7 +18,7 @@
  *   unreadable one sends the line to the general path) and an `eventid` equal to the
  *   log_type. A PotLog of a process's output (`stdout`) takes the general path.
  */
-import { hasBackslash, isDigits, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString } from "./json-scan";
+import { hasBackslash, isDigits, keyEnd, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString, startLine } from "./json-scan";
 import { DATA, EVENT, EVENT_TYPE, EVENTID, fieldOf, HONEYPOT_ID, HONEYPOT_TYPE, LOG_TYPE, METADATA, NODE_ID, OTHER, PASSWORD, POT_ID, POT_TYPE, PROTO, SRC_IP, TIMESTAMP, USERNAME } from "./envelope-fields";
 import type { ScannedLine } from "./scan";
 
@@ -68,17 +68,6 @@ function skipValue(t: string, i: number, level: number): number {
   return -1;
 }
 
-/** `t[i]` opens a key: returns the index of its closing quote, -1 for a key with escapes. */
-function keyEnd(t: string, i: number): number {
-  if (t.charCodeAt(i) !== 34) return -1;
-  for (let k = i + 1, n = t.length; k < n; k++) {
-    const c = t.charCodeAt(k);
-    if (c === 34) return k;
-    if (c === 92 || c < 32) return -1;
-  }
-  return -1;
-}
-
 const recentTypes = new Recent();
 const recentPots = new Recent();
 const recentNodes = new Recent();
@@ -118,6 +107,7 @@ export function scanEnvelopeLine(t: string, out: ScannedLine, maxDepth = MAX_LEV
   levels = Math.min(maxDepth, MAX_LEVELS);
   // The payload is level 3 and its data level 4: shallower limits are the general path's to word.
   if (levels < 4) return false;
+  startLine(t);
   out.eventid = "";
   out.nodeDigits = out.potId = out.potType = out.honeypotId = out.honeypotType = out.srcIp = out.username = out.password = null;
   out.timestamp = out.time = undefined;

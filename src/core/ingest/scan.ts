@@ -16,7 +16,7 @@
  * checks the two paths agree on generated and mutated lines.
  */
 
-import { hasBackslash, isDigits, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString } from "./json-scan";
+import { hasBackslash, isDigits, keyEnd, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString, startLine } from "./json-scan";
 
 /** What a scan read; one instance is reused for every line (no allocation per event). */
 export interface ScannedLine {
@@ -167,6 +167,7 @@ export function scanNativeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVEL
   let hasEventid = false;
   let runStart = -1;
   let runEnd = -1;
+  startLine(t);
 
   let i = skipSpace(t, 0);
   if (t.charCodeAt(i) !== 123 /* { */) return false;
@@ -174,15 +175,11 @@ export function scanNativeLine(t: string, out: ScannedLine, maxDepth = MAX_LEVEL
   if (t.charCodeAt(i) === 125 /* } */) return false; // {} has no eventid
   for (;;) {
     // Key: a string without escapes.
-    if (t.charCodeAt(i) !== 34) return false;
     const memberStart = i;
     const ks = i + 1;
-    let c = 0;
-    for (i = ks; i < n; i++) {
-      c = t.charCodeAt(i);
-      if (c === 34 || c === 92 || c < 32) break;
-    }
-    if (c !== 34 || i >= n) return false;
+    i = keyEnd(t, memberStart);
+    if (i < 0) return false;
+    let c: number;
     const field = fieldOf(t, ks, i - ks);
     if (field === PROTO) return false;
     i = skipSpace(t, i + 1);
