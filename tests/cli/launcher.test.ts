@@ -37,6 +37,19 @@ describe("bin/honeybee", () => {
     expect(await environOfCore({ MIMALLOC_PURGE_DELAY: undefined, BUN_JSC_forceRAMSize: undefined }, NAMES)).toEqual(["-1", "2147483648"]);
   });
 
+  test("the benches start Core with what it sets (LAUNCHER_ENV in bench/lib.ts)", async () => {
+    // The benches start Core with Bun directly and write the launcher's values out again; both
+    // read without the variables set, as a fresh shell has them.
+    const unset = { MIMALLOC_PURGE_DELAY: undefined, BUN_JSC_forceRAMSize: undefined };
+    const bench = Bun.spawnSync([process.execPath, "-e", `const { LAUNCHER_ENV } = await import(${JSON.stringify(join(ROOT, "bench/lib.ts"))}); console.log(JSON.stringify(LAUNCHER_ENV))`], {
+      env: { ...process.env, ...unset },
+    });
+    expect(bench.exitCode).toBe(0);
+    const benchEnv = JSON.parse(bench.stdout.toString()) as Record<string, string>;
+    expect(Object.keys(benchEnv).sort()).toEqual([...NAMES].sort());
+    expect(await environOfCore(unset, NAMES)).toEqual(NAMES.map((name) => benchEnv[name]!));
+  });
+
   test("an operator's own values win", async () => {
     expect(await environOfCore({ MIMALLOC_PURGE_DELAY: "0", BUN_JSC_forceRAMSize: "8589934592" }, NAMES)).toEqual(["0", "8589934592"]);
   });
