@@ -67,11 +67,13 @@ export function skipNested(t: string, i: number, level: number, levels: number):
 }
 
 /**
- * Most lines hold no backslash and no control character (JSON allows neither raw in a
- * string, and compact JSON has no tabs or newlines between tokens). In such a line a string
- * ends at the next quote, which `indexOf` finds natively, and no string has escapes to check:
- * measured on the bench's lines, the scan took 0.12 µs less per line, the check included.
- * Each scanner calls `startLine` first; other lines are scanned character by character.
+ * Most lines hold no backslash (no string has an escape) and no control character (none may
+ * stand raw in a string, and compact JSON has no tabs or newlines between tokens). In such a
+ * line a string ends at the next quote, which `indexOf` finds natively, and there are no
+ * escapes to check. Measured on the bench's events, the check included: the flat scan 0.85 ->
+ * 0.60 µs per line, the envelope scan 1.07 -> 0.86. `startLine` decides it for a line: call
+ * it before any of the skips below (both scanners do, first thing); other lines are read
+ * character by character.
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const NOT_PLAIN = /[\u0000-\u001f\\]/;
