@@ -22,9 +22,10 @@
  *   bun bench/ingest.ts                     # full run (2M events, 3M rows already present)
  *   BENCH_EVENTS=200000 BENCH_PREFILL=500000 bun bench/ingest.ts   # quick run
  *
- * Each scenario runs BENCH_ROUNDS times (default 3), the rounds interleaved (b, b+, Core, Core
- * with log, ..., then again), and the table shows the median run with the range: on a shared
- * machine one run of the same build varies by ±20%.
+ * Each scenario runs BENCH_ROUNDS times (default 3), the rounds interleaved (every shape and
+ * scenario: b, b+, Core, Core with log, ..., then all again), and the table shows the median
+ * run with the range: on a shared machine one run of the same build varies by ±20%. A second
+ * table compares each envelope shape's CPU per event with flat lines' from the same round.
  *
  * Every server, baselines and Core alike, first takes BENCH_WARMUP events (other sessions and
  * addresses than the measured ones) from a producer of its own, and is measured only from the
@@ -378,30 +379,55 @@ export async function main(): Promise<string> {
       return path;
     };
 
-    const results: Result[] = [];
-    for (const shape of SHAPES) {
-      // The event log, the single thread and the stalled writer are questions about Core, not about shapes.
-      const only = (scenario: string) => SCENARIOS.includes(scenario) && shape === "flat";
-      for (const c of CONNECTIONS) {
-        if (SCENARIOS.includes("discard")) results.push(await runBaseline("discard", shape, c, ""));
-        const runs = new Map<string, Result[]>();
-        const add = (r: Result) => runs.set(r.name, [...(runs.get(r.name) ?? []), r]);
-        for (let round = 0; round < ROUNDS; round++) {
+    // Rounds outermost, every shape within each: a round's shapes run minutes apart, not a
+    // whole bench apart, so comparing shapes (envelopes against flat lines) is fair on a
+    // machine whose speed drifts over an hour.
+    const runs = new Map<string, Result[]>();
+    const add = (r: Result) => {
+      const key = `${r.shape}/${r.connections}/${r.name}`;
+      runs.set(key, [...(runs.get(key) ?? []), r]);
+    };
+    /** Core's CPU per event by round, shape and connections, for the envelope table. */
+    const coreCpu: Map<string, number>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const cpu = new Map<string, number>();
+      coreCpu.push(cpu);
+      for (const shape of SHAPES) {
+        // The event log, the single thread and the stalled writer are questions about Core, not about shapes.
+        const only = (scenario: string) => SCENARIOS.includes(scenario) && shape === "flat";
+        for (const c of CONNECTIONS) {
+          if (round === 0 && SCENARIOS.includes("discard")) add(await runBaseline("discard", shape, c, ""));
           const baseline = (mode: "sqlite" | "tuned" | "tuned-alloc", tpl: string) => guarded(BASELINES[mode], shape, c, () => runBaseline(mode, shape, c, fresh(tpl, `${mode}-${c}`)));
           const core = (name: string, file: string, logEvents: boolean, env?: Record<string, string>) =>
             guarded(name, shape, c, () => runCore(name, shape, c, fresh(coreTpl, `${file}-${c}`), logEvents, env));
           if (SCENARIOS.includes("sqlite")) add(await baseline("sqlite", baseTpl));
           if (SCENARIOS.includes("tuned")) add(await baseline("tuned", tunedTpl));
           if (SCENARIOS.includes("tuned-alloc")) add(await baseline("tuned-alloc", tunedTpl));
-          if (SCENARIOS.includes("core")) add(await core(CORE, "core", false));
+          if (SCENARIOS.includes("core")) {
+            const r = await core(CORE, "core", false);
+            add(r);
+            if (r.cpuUs !== null && !r.invalid && !r.hung) cpu.set(`${shape}/${c}`, r.cpuUs);
+          }
           if (only("core-nogeo")) add(await core("Core, log off, enrichment off", "core-nogeo", false, { HONEYBEE_GEO_ENRICHMENT: "false" }));
           if (only("core-log")) add(await core("Core, event log on (to a file)", "core-log", true));
           if (only("core-single")) add(await core("Core, log off, no writer thread", "core-single", false, { HONEYBEE_INGEST_WORKER: "false" }));
         }
-        for (const scenario of runs.values()) results.push(median(scenario));
+        if (round === 0 && only("stall")) add(await runStall(8, fresh(coreTpl, "stall")));
       }
-      if (only("stall")) results.push(await runStall(8, fresh(coreTpl, "stall")));
     }
+    // Rows in the order of the first round: by shape, connections, scenario.
+    const results = [...runs.values()].map(median);
+    // Each envelope shape's CPU per event over flat lines' in the same round.
+    const envelopes = SHAPES.filter((s) => s !== "flat").flatMap((shape) =>
+      CONNECTIONS.flatMap((c) => {
+        const pct = coreCpu
+          .map((cpu) => [cpu.get(`${shape}/${c}`), cpu.get(`flat/${c}`)])
+          .filter((p): p is [number, number] => p[0] !== undefined && p[1] !== undefined)
+          .map(([e, f]) => (e / f - 1) * 100);
+        const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(0)}%`;
+        return pct.length ? [[shape, c, pct.map(signed).join(", ")]] : [];
+      }),
+    );
 
     const find = (name: string, r: Result) => results.find((x) => x.name === name && x.shape === r.shape && x.connections === r.connections && !x.invalid);
     const ratio = (r: Result, base: Result | undefined) => (base && !r.invalid ? `${(r.rate / base.rate).toFixed(2)}x` : "n/a");
@@ -448,6 +474,14 @@ export async function main(): Promise<string> {
         "The price of Core's extra work over (b+), per event (wall = 1 / rate; positive: Core spends more):",
         "",
         table(["shape", "connections", "Core µs/event", "(b+) µs/event", "gap µs/event", "Core CPU µs/event", "(b+) CPU µs/event", "gap CPU µs/event"], gaps),
+      );
+    }
+    if (envelopes.length) {
+      out.push(
+        "",
+        "Envelopes against flat lines: Core's CPU per event over its CPU per event for flat lines at the same connections in the same round (goal: within 15%), one figure per round:",
+        "",
+        table(["shape", "connections", "Core CPU per event over flat lines'"], envelopes),
       );
     }
     if (SCENARIOS.includes("geo")) out.push("", await geoCost());
