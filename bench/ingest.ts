@@ -418,13 +418,13 @@ export async function main(): Promise<string> {
     // Rows in the order of the first round: by shape, connections, scenario.
     const results = [...runs.values()].map(median);
     // Each envelope shape's CPU per event over flat lines' in the same round.
+    const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(0)}%`;
     const envelopes = SHAPES.filter((s) => s !== "flat").flatMap((shape) =>
       CONNECTIONS.flatMap((c) => {
         const pct = coreCpu
           .map((cpu) => [cpu.get(`${shape}/${c}`), cpu.get(`flat/${c}`)])
           .filter((p): p is [number, number] => p[0] !== undefined && p[1] !== undefined)
           .map(([e, f]) => (e / f - 1) * 100);
-        const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(0)}%`;
         return pct.length ? [[shape, c, pct.map(signed).join(", ")]] : [];
       }),
     );

@@ -98,7 +98,7 @@ export class HourlyCounts {
   }
 }
 
-export function bump<K>(keys: Map<K, number>, key: K, n: number, bounded: boolean): void {
+function bump<K>(keys: Map<K, number>, key: K, n: number, bounded: boolean): void {
   const before = keys.get(key);
   if (before !== undefined) keys.set(key, before + n);
   else {

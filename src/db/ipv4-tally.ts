@@ -46,12 +46,6 @@ export class Ipv4Tally {
     if (++this.size > this.high) this.prune();
   }
 
-  /** The count of `v4`, 0 when it is not counted. */
-  get(v4: number): number {
-    for (let i = Math.imul(v4, 0x9e3779b1) >>> 18; this.counts[i] !== 0; i = (i + 1) & MASK) if (this.keys[i] === v4) return this.counts[i]!;
-    return 0;
-  }
-
   /** Every counted address and its count, in no particular order. */
   *[Symbol.iterator](): Generator<[number, number]> {
     for (let i = 0; i < SLOTS; i++) if (this.counts[i] !== 0) yield [this.keys[i]!, this.counts[i]!];
