@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { normalise, type NormaliseContext } from "../../src/core/ingest/normalise";
-import { parseTimestamp } from "../../src/core/ingest/timestamp";
+import { parseTimestamp, parseTimestampIn } from "../../src/core/ingest/timestamp";
 import { isoTime } from "../../src/protocol/time";
 import { parseEventLine } from "../../src/core/ingest/parse";
 import { goData, goPotEvent, goPotLog } from "../helpers/go-node";
@@ -175,6 +175,31 @@ describe("normalise", () => {
     expect(parseTimestamp("2026-11-22T01:07:41+0200")).toBe(Date.UTC(2026, 10, 21, 23, 7, 41));
     expect(parseTimestamp("Sun, 22 Nov 2026 01:04:59 GMT")).toBe(Date.UTC(2026, 10, 22, 1, 4, 59));
     expect(parseTimestamp("22 Nov 2026 01:04:59 +0100")).toBe(Date.UTC(2026, 10, 22, 0, 4, 59));
+  });
+
+  test("parseTimestampIn reads text where it stands in a line as parseTimestamp reads it cut out", () => {
+    const forms = [
+      "2026-11-22T01:07:41Z",
+      "2026-11-22T01:07:41.947Z",
+      "2026-11-22T01:07:41.947123Z",
+      "2026-11-22T01:07:42.5Z", // the next second: the remembered prefix changes
+      "2026-11-22T01:07:41.9x7Z",
+      "2026-11-22T01:07:41Zjunk",
+      "2026-11-22T01:07:41+02:00",
+      "2026-11-22 01:07:41",
+      "1969-12-31T23:59:59Z", // before the epoch: refused
+      "2026-13-22T01:07:41Z",
+      "1795309499.25",
+      "Sun, 22 Nov 2026 01:04:59 GMT",
+      "yesterday",
+      "",
+    ];
+    for (const pad of ["", "x", '{"timestamp":"']) {
+      for (const f of forms) {
+        const line = `${pad}${f}","rest":1}`;
+        expect([f, parseTimestampIn(line, pad.length, pad.length + f.length)]).toEqual([f, parseTimestamp(f)]);
+      }
+    }
   });
 
   test("isoTime writes what toISOString writes", () => {

@@ -5,8 +5,7 @@
  */
 import { toU64 } from "../../protocol/json";
 import { MAX_POT_ID, MAX_POT_TYPE, MAX_TYPE, isAddress, label, prefixOf, type IngestEvent, type NormaliseContext } from "./normalise";
-import type { ScannedLine } from "./scan";
-import { parseTimestamp } from "./timestamp";
+import { TIME_ABSENT, timeOf, type ScannedLine } from "./scan";
 
 /**
  * The columns of a line the fast path scanned, by the same rules as `fromNative` + `build`.
@@ -23,10 +22,10 @@ export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent 
   if (potId === undefined || potType === undefined) return null;
   const nodeId = nodeOf(s, ctx, potId);
   if (nodeId === undefined) return null;
-  const time = s.timestamp ?? s.time;
-  let ts = parseTimestamp(time);
+  const time = s.timestamp.kind !== TIME_ABSENT ? s.timestamp : s.time;
+  let ts = timeOf(s.line, time);
   if (ts === null) {
-    if (time !== undefined) return null;
+    if (time.kind !== TIME_ABSENT) return null;
     ts = ctx.receivedAt;
   }
   if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
@@ -51,9 +50,10 @@ function fromScannedEnvelope(s: ScannedLine, ctx: NormaliseContext): IngestEvent
     potType = known ?? label(prefixOf(eventType), MAX_POT_TYPE) ?? null;
   }
   // A PotLog's honeypot time (s.time) must be readable: it was cut from data.
-  let ts = parseTimestamp(s.time ?? s.timestamp);
+  const time = s.time.kind !== TIME_ABSENT ? s.time : s.timestamp;
+  let ts = timeOf(s.line, time);
   if (ts === null) {
-    if (s.time !== undefined || s.timestamp !== undefined) return null;
+    if (time.kind !== TIME_ABSENT) return null;
     ts = ctx.receivedAt;
   }
   if (s.srcIp !== null && !isAddress(s.srcIp)) return null;

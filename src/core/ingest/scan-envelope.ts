@@ -20,7 +20,7 @@
  */
 import { hasBackslash, isDigits, keyEnd, MAX_LEVELS, Recent, skipNested, skipNumber, skipSpace, skipString, startLine } from "./json-scan";
 import { DATA, EVENT, EVENT_TYPE, EVENTID, fieldOf, HONEYPOT_ID, HONEYPOT_TYPE, LOG_TYPE, METADATA, NODE_ID, OTHER, PASSWORD, POT_ID, POT_TYPE, PROTO, SRC_IP, TIMESTAMP, USERNAME } from "./envelope-fields";
-import type { ScannedLine } from "./scan";
+import { TIME_ABSENT, timeNumber, timeText, type ScannedLine } from "./scan";
 
 export const NATIVE = 0;
 export const POT_EVENT = 1;
@@ -110,7 +110,7 @@ export function scanEnvelopeLine(t: string, out: ScannedLine, maxDepth = MAX_LEV
   startLine(t);
   out.eventid = "";
   out.nodeDigits = out.potId = out.potType = out.honeypotId = out.honeypotType = out.srcIp = out.username = out.password = null;
-  out.timestamp = out.time = undefined;
+  out.timestamp.kind = out.time.kind = TIME_ABSENT;
   out.line = t;
   out.runs.length = 0;
   out.shape = NATIVE;
@@ -226,8 +226,8 @@ function scanPayload(t: string, i: number, out: ScannedLine): number {
           else st.logType = recentTypes.of(t, vs + 1, ve - 1);
           break;
         case TIMESTAMP:
-          if (kind === STRING) out.timestamp = t.slice(vs + 1, ve - 1);
-          else if (kind === NUMBER) out.timestamp = Number(t.slice(vs, ve));
+          if (kind === STRING) timeText(out.timestamp, vs + 1, ve - 1);
+          else if (kind === NUMBER) timeNumber(out.timestamp, Number(t.slice(vs, ve)));
           else if (kind !== NULL) return -1;
           break;
         case SRC_IP:
@@ -308,8 +308,8 @@ function scanNested(t: string, i: number, out: ScannedLine, isLog: boolean): num
       case TIMESTAMP:
         if (!isLog) break;
         // The honeypot's own time; normalise keeps an unreadable one in data: the general path.
-        if (str && !hasBackslash(t, vs + 1, ve - 1)) out.time = t.slice(vs + 1, ve - 1);
-        else if (kind === NUMBER) out.time = Number(t.slice(vs, ve));
+        if (str && !hasBackslash(t, vs + 1, ve - 1)) timeText(out.time, vs + 1, ve - 1);
+        else if (kind === NUMBER) timeNumber(out.time, Number(t.slice(vs, ve)));
         else return -1;
         cut = true;
         break;
