@@ -31,7 +31,7 @@ export interface ScannedLine {
   potType: string | null;
   honeypotId: string | null;
   honeypotType: string | null;
-  /** `timestamp` as sent; absent when absent or null. */
+  /** `timestamp` as sent (TIME_ABSENT when absent or null). */
   timestamp: ScannedTime;
   /**
    * Cowrie's `time` (stays in data; the fallback when there is no `timestamp`). For a PotLog,
