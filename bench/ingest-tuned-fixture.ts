@@ -92,6 +92,8 @@ writer.onmessage = (e: MessageEvent<{ n: number }>) => {
   reached(committed);
   if (paused && pending <= MAX_PENDING / 2) {
     paused = false;
+    resumedAt = Date.now();
+    bytesAtResume = bytesIn;
     for (const s of sockets) s.resume();
   }
   if (sealed.length === 0 && current && inFlight < MAX_IN_FLIGHT) seal();
@@ -113,6 +115,35 @@ function onRow(r: NaiveRow) {
   else timer ??= setTimeout(seal, BATCH_DELAY_MS);
 }
 
+/**
+ * Runs of this fixture have hung, rarely (three in the runs of 2026-11-27, with and without
+ * the allocator setting; the first looked at: every process idle, the producer waiting for a
+ * socket to drain), and the bench's timeout only says that it did.
+ * When nothing has been committed for STALL_MS while events wait or reading is paused, this
+ * says on stderr where the fixture stands, so the next hang tells which side stopped.
+ */
+const STALL_MS = 30_000;
+let bytesIn = 0;
+let resumedAt = 0;
+let bytesAtResume = 0;
+let lastCommitted = -1;
+let stalledSince = Date.now();
+let reported = 0;
+setInterval(() => {
+  const now = Date.now();
+  if (committed !== lastCommitted || (pending === 0 && !paused)) {
+    lastCommitted = committed;
+    stalledSince = now;
+    return;
+  }
+  if (now - stalledSince < STALL_MS || now - reported < STALL_MS) return;
+  reported = now;
+  const state = { committed, pending, inFlight, sealed: sealed.length, building: current?.n ?? 0, timer: timer !== null, paused, sockets: sockets.size, bytesIn, bytesSinceResume: resumedAt ? bytesIn - bytesAtResume : null, msSinceResume: resumedAt ? now - resumedAt : null };
+  console.error(`ingest-tuned-fixture: nothing committed for ${Math.round((now - stalledSince) / 1000)} s: ${JSON.stringify(state)}`);
+}, 1000).unref();
+writer.addEventListener("error", (e) => console.error(`ingest-tuned-fixture: the writer thread failed: ${(e as ErrorEvent).message}`));
+writer.addEventListener("close", () => console.error("ingest-tuned-fixture: the writer thread exited"));
+
 const server = Bun.listen<{ splitter: LineSplitter }>({
   hostname: "127.0.0.1",
   port: 0,
@@ -126,6 +157,7 @@ const server = Bun.listen<{ splitter: LineSplitter }>({
       sockets.delete(s);
     },
     data(s, chunk) {
+      bytesIn += chunk.length;
       s.data.splitter.push(chunk, {
         line: (text) => {
           const l = naiveLine(text);

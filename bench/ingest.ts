@@ -125,9 +125,10 @@ function median(all: Result[]): Result {
 }
 
 /**
- * A run of a server that never finishes (seen once: (b+)'s fixture, every process idle, its
- * producer waiting for a socket to drain) must not stop the whole bench: after
- * BENCH_RUN_TIMEOUT seconds its processes are killed and the round is reported as hung.
+ * A run of a server that never finishes (seen with (b+)'s fixture, rarely: every process idle,
+ * its producer waiting for a socket to drain; the fixture now says on stderr where it stands
+ * when it stalls) must not stop the whole bench: after BENCH_RUN_TIMEOUT seconds its
+ * processes are killed and the round is reported as hung.
  */
 const RUN_TIMEOUT_S = Number(process.env.BENCH_RUN_TIMEOUT ?? Math.max(300, (WARMUP + EVENTS) / 5000));
 /** The processes of the run under way. */
