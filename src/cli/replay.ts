@@ -90,3 +90,68 @@ export function safeOutput(data: string): string {
   }
   return out;
 }
+
+/** The modes `safeOutput` lets through, as a terminal starts: what a replay must leave as it found. */
+const MODE_DEFAULTS = new Map<string, boolean>([
+  ["?1049", false],
+  ["?1047", false],
+  ["?47", false],
+  ["?25", true],
+  ["?7", true],
+  ["?12", false],
+  ["4", false],
+  ["?2004", false],
+]);
+const ALTERNATE_SCREENS = ["?1049", "?1047", "?47"];
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching terminal control sequences is its purpose.
+const PASSED_CSI = /\u001b\[([0-9;?]*)([hlmr])/g;
+
+/**
+ * Follows the modes, the scroll region and the colours that the replayed output changed, so
+ * that a replay that ends (or is interrupted) mid-way through a full-screen program does not
+ * leave the operator's terminal on the alternate screen, with no cursor or concealed text.
+ * It reads what `safeOutput` returned: every ESC there starts a whole sequence it let through.
+ */
+export class TerminalModes {
+  private readonly modes = new Map<string, boolean>();
+  private region = false;
+  private attributes = false;
+
+  feed(passed: string): void {
+    for (const [, params, final] of passed.matchAll(PASSED_CSI)) {
+      if (final === "h" || final === "l") for (const p of params!.split(";")) this.modes.set(p, final === "h");
+      else if (final === "r") this.region = params !== "";
+      else this.attributes = sgrLeavesAttributes(params!);
+    }
+  }
+
+  /** What puts every changed mode back: empty when nothing was left changed. */
+  resets(): string {
+    const changed = (m: string) => this.modes.has(m) && this.modes.get(m) !== MODE_DEFAULTS.get(m);
+    let out = "";
+    // First off the alternate screen: what follows then applies to the operator's own screen.
+    for (const m of ALTERNATE_SCREENS) if (changed(m)) out += `\u001b[${m}l`;
+    // Resetting the scroll region moves the cursor home: saved and restored around it.
+    if (this.region) out += "\u001b7\u001b[r\u001b8";
+    for (const [m, on] of MODE_DEFAULTS) if (!ALTERNATE_SCREENS.includes(m) && changed(m)) out += `\u001b[${m}${on ? "h" : "l"}`;
+    // Last: leaving the alternate screen (and DECRC) restores the attributes saved before.
+    if (this.attributes || out !== "") out += "\u001b[0m";
+    return out;
+  }
+}
+
+/** Whether an SGR sequence leaves any attribute set (a colour index of 0 is not a reset). */
+function sgrLeavesAttributes(params: string): boolean {
+  const ps = params.split(";");
+  let set = false;
+  for (let i = 0; i < ps.length; i++) {
+    const p = ps[i] === "" ? 0 : Number(ps[i]);
+    if (p === 0) set = false;
+    else {
+      set = true;
+      // 38/48/58: extended colours, 5;index or 2;r;g;b.
+      if ((p === 38 || p === 48 || p === 58) && i + 1 < ps.length) i += ps[i + 1] === "5" ? 2 : ps[i + 1] === "2" ? 4 : 1;
+    }
+  }
+  return set;
+}

@@ -10,7 +10,7 @@ import { ApiError } from "./client";
 import { CliError, usageError } from "./errors";
 import { eventsTable, shortTime } from "./event-format";
 import { parseTime } from "./events";
-import { CastError, parseCast, safeOutput, schedule } from "./replay";
+import { CastError, TerminalModes, parseCast, safeOutput, schedule } from "./replay";
 import { renderTable, type Column } from "./table";
 
 interface SessionsOpts {
@@ -90,11 +90,35 @@ async function replay(text: string, speed: number, maxIdle: number | null): Prom
   }
   const idle = maxIdle ?? (typeof cast.header.idle_time_limit === "number" ? cast.header.idle_time_limit : null);
   const at = schedule(cast.output, speed, idle);
-  const start = performance.now();
-  for (let i = 0; i < cast.output.length; i++) {
-    const wait = start + at[i]! - performance.now();
-    if (wait > 1) await Bun.sleep(wait);
-    process.stdout.write(safeOutput(cast.output[i]![1]));
+  const modes = new TerminalModes();
+  let interrupted = false;
+  // Ctrl-C mid-way through a full-screen program must not leave the terminal in its modes;
+  // the exit waits until the resets are written, after whatever output went before them.
+  const interrupt = (status: number) => () => {
+    if (interrupted) return;
+    interrupted = true;
+    process.stdout.write(modes.resets(), () => process.exit(status));
+  };
+  const onSigint = interrupt(130);
+  const onSigterm = interrupt(143);
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  try {
+    const start = performance.now();
+    for (let i = 0; i < cast.output.length; i++) {
+      const wait = start + at[i]! - performance.now();
+      if (wait > 1) await Bun.sleep(wait);
+      if (interrupted) return;
+      const passed = safeOutput(cast.output[i]![1]);
+      modes.feed(passed);
+      process.stdout.write(passed);
+    }
+    process.stdout.write(modes.resets());
+  } finally {
+    if (!interrupted) {
+      process.off("SIGINT", onSigint);
+      process.off("SIGTERM", onSigterm);
+    }
   }
 }
 

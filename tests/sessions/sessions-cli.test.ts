@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseCast, safeOutput, schedule } from "../../src/cli/replay";
-import { cli } from "../cli/cli-helpers";
-import { EventStreamClient, startTestCore } from "../helpers";
+import { TerminalModes, parseCast, safeOutput, schedule } from "../../src/cli/replay";
+import { LiveProcess, MAIN, cli } from "../cli/cli-helpers";
+import { BIG_ID, BUN, EventStreamClient, getJson, registerNode, startTestCore, until, type TestCore } from "../helpers";
 
 const SAMPLES = readFileSync(join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl"), "utf8").trim().split("\n");
 
@@ -65,5 +66,52 @@ describe("replay", () => {
     expect(safeOutput(shell)).toBe(shell);
     expect(safeOutput("\u001b]0;title\u0007")).toBe("\\x1b]0;title\\x07");
     expect(safeOutput("\u001b[6n\u001b[c\u001b[?1000h\u009b31m")).toBe("\\x1b[6n\\x1b[c\\x1b[?1000h\\x9b31m");
+  });
+});
+
+/** A session on Core whose recording is `cast`; its Core id. */
+async function recorded(core: TestCore, session: string, cast: string): Promise<number> {
+  using node = await registerNode(core);
+  node.send("PotEvent", { node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", event_type: "cowrie.log.closed", timestamp: "2026-11-22T01:00:00Z", data: { session, src_ip: "203.0.113.9" } });
+  const id = await until(async () => (await getJson(`${core.api}/api/v1/sessions?session=${session}`)).body.sessions[0]?.id, "the session");
+  const data = Buffer.from(cast);
+  node.send("SessionRecording", { node_id: BIG_ID, pot_id: "ssh-01", session, sha256: createHash("sha256").update(data).digest("hex"), size: data.length, offset: 0, data: data.toString("base64") });
+  expect(await node.nextKind("SessionRecordingAck")).toMatchObject({ session, ok: true });
+  return id;
+}
+
+describe("a replay gives the operator's terminal back as it found it", () => {
+  // A full-screen program cut short: the alternate screen, a hidden cursor, concealed text.
+  const takeover = "\u001b[?1049h\u001b[?25l\u001b[8msecret";
+  const resets = "\u001b[?1049l\u001b[?25h\u001b[0m";
+  const cast = (events: [number, string][]) => `{"version":2,"width":80,"height":24}\n${events.map((e) => JSON.stringify([e[0], "o", e[1]])).join("\n")}\n`;
+
+  test("at the end of the recording", async () => {
+    await using core = await startTestCore();
+    const id = await recorded(core, "altscreen01", cast([[0.1, takeover]]));
+    const r = await cli(["session", String(id), "--replay", "--speed", "1000"], core);
+    expect([r.code, r.stderr, r.stdout]).toEqual([0, "", takeover + resets]);
+  });
+
+  test("on Ctrl-C (SIGINT) in the middle of it", async () => {
+    await using core = await startTestCore();
+    const id = await recorded(core, "altscreen02", cast([[0.1, takeover], [3600, "an hour later"]]));
+    await using p = new LiveProcess([BUN, MAIN, "session", String(id), "--replay"], { env: { HONEYBEE_API: core.api, HONEYBEE_WS: core.ws } });
+    await p.waitFor("secret");
+    p.proc.kill("SIGINT");
+    await p.waitFor(resets);
+    expect(await p.proc.exited).toBe(130);
+    expect(p.stdout).toBe(takeover + resets);
+  });
+
+  test("only what the recording left changed is reset, in an order that holds", () => {
+    const modes = new TerminalModes();
+    expect(modes.resets()).toBe("");
+    modes.feed("\u001b[1;31mred\u001b[0m \u001b[?25l\u001b[?25h \u001b[?2004h\u001b[4h\u001b[?7l\u001b[2;10r\u001b[38;5;0m");
+    // Leaving the alternate screen restores the attributes saved on entering it: colours are reset after.
+    modes.feed("\u001b[?1047h");
+    expect(modes.resets()).toBe("\u001b[?1047l\u001b7\u001b[r\u001b8\u001b[?7h\u001b[4l\u001b[?2004l\u001b[0m");
+    modes.feed("\u001b[?1047l\u001b[r\u001b[?7h\u001b[4l\u001b[?2004l\u001b[38;5;1;0m");
+    expect(modes.resets()).toBe("");
   });
 });
