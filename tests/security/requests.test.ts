@@ -81,7 +81,28 @@ describe("request bodies are refused past the limit while they stream in", () =>
       },
     });
     const res = await getJson(`${core.api}/api/v1/nodes/${BIG_ID}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
-    expect({ status: res.status, body: res.body }).toEqual({ status: 413, body: { error: { code: "payload_too_large", message: "a body of 102416 bytes or more is over the limit of 65536 bytes (max_message_bytes)" } } });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 413, body: { error: { code: "payload_too_large", message: "a body of 73728 bytes or more is over the limit of 65536 bytes (max_message_bytes)" } } });
+  });
+
+  test("a streamed body far past the limit gets an answer in the error shape, on routes that read bodies and on one that does not", async () => {
+    await using core = await startTestCore({ max_message_bytes: 64 * 1024 });
+    const chunk = new Uint8Array(16 * 1024).fill(0x20);
+    // Refused once the first 8 KiB past the limit are in; a route that takes no body refuses the request for what it is.
+    const cases = [
+      ["POST", `/api/v1/nodes/${BIG_ID}/commands`, 413, "payload_too_large"],
+      ["POST", "/api/v1/outputs", 413, "payload_too_large"],
+      ["POST", "/health", 405, "method_not_allowed"],
+    ] as const;
+    for (const [method, path, status, code] of cases) {
+      const body = new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 40; i++) c.enqueue(chunk);
+          c.close();
+        },
+      });
+      const res = await getJson(`${core.api}${path}`, { method, headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+      expect({ path, status: res.status, code: res.body?.error?.code }).toEqual({ path, status, code });
+    }
   });
 
   test("24 concurrent chunked uploads do not grow Core's memory by their size", async () => {
@@ -108,5 +129,14 @@ describe("tokens in the query string", () => {
     using proxy = await WsClient.connect(`${core.ws}/?token=${TOKEN}`);
     using stream = await WsClient.connect(`ws://127.0.0.1:${core.ports.api}/api/v1/stream?token=${TOKEN}`);
     expect([proxy.ws.readyState, stream.ws.readyState]).toEqual([WebSocket.OPEN, WebSocket.OPEN]);
+  });
+
+  test("an Upgrade header does not make ?token= good on a route that is no WebSocket", async () => {
+    await using core = await startTestCore({ tokens });
+    const upgrade = { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" };
+    for (const path of ["/metrics", "/api/v1/nodes", "/api/v1/stream/", "/api/v1/stream/."]) {
+      const res = await getJson(`${core.api}${path}?token=${TOKEN}`, { headers: upgrade });
+      expect({ path, status: res.status, code: res.body?.error?.code }).toEqual({ path, status: 401, code: "unauthorized" });
+    }
   });
 });

@@ -66,6 +66,26 @@ function sqliteDamage(error: unknown): Error | null {
   return null;
 }
 
+/**
+ * A streamed body, refused (413) as soon as it passes `limit`: the answer leaves while the client
+ * is still sending, long before Bun's own cap (`bodyCap`), whose 413 has no body.
+ */
+async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
+  const reader = request.body?.getReader();
+  if (!reader) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    total += r.value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw new ApiError(413, "payload_too_large", `a body of ${total} bytes or more is over the limit of ${limit} bytes (max_message_bytes)`);
+    }
+    chunks.push(r.value);
+  }
+  return Buffer.concat(chunks);
+}
+
 export function createApi({ logger, security, plugins, websocket, health, reads = {}, dbPath = "(database)" }: ApiOptions) {
   let damageLoggedAt = -Infinity;
   // A flood of refused requests must not become a flood of log lines.
@@ -85,7 +105,8 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     // Without needsAddress every client is on loopback and authorize only reads the address
     // to decide what it then cannot refuse: Core's own (loopback) host stands in for it.
     const address = refusal === null && !needsAddress ? security.config.host : peer(request, server);
-    const outcome = refusal ?? security.authorize(request, path, address, true);
+    const websocket = wsPaths.has(path) && request.headers.get("upgrade")?.toLowerCase() === "websocket";
+    const outcome = refusal ?? security.authorize(request, path, address, { servesConsole: true, websocket });
     if (outcome.ok) {
       if (security.tokens.enabled) security.principals.set(request, outcome.principal);
       return null;
@@ -140,8 +161,10 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
   const directRoutes: Record<string, { GET: (request: Request, server: Server<unknown>) => Response | Promise<Response> }> = {};
   for (const [path, answer] of Object.entries({ "/health": healthAnswer, ...reads })) directRoutes[path] = { GET: direct(answer, path) };
 
-  // Filled in once the app exists; the error handler needs the route table to tell 405 from 404.
+  // Filled in once the app exists; the error handler needs the route table to tell 405 from 404,
+  // and authentication the WebSocket routes (the only ones that take a token in the query).
   let routes: { method: string; path: string }[] = [];
+  let wsPaths = new Set<string>();
   const app = new Elysia({
     name: "honeybee-api",
     websocket: websocket && { ...websocket, closeOnBackpressureLimit: true },
@@ -153,10 +176,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     // one is read up to Bun's cap (`bodyCap`, auth/browser.ts) and measured, so every 413 has the error shape.
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (request.headers.get("content-length") !== null) return;
-      const bytes = await request.arrayBuffer();
-      const limit = security.config.max_message_bytes;
-      if (bytes.byteLength > limit) throw new ApiError(413, "payload_too_large", `a body of ${bytes.byteLength} bytes or more is over the limit of ${limit} bytes (max_message_bytes)`);
-      const text = new TextDecoder().decode(bytes);
+      const text = new TextDecoder().decode(await readCapped(request, security.config.max_message_bytes));
       if (!JSON_BODY.test(contentType)) return text;
       try {
         return JSON.parse(text);
@@ -255,5 +275,6 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
     );
   for (const p of plugins) app.use(p);
   routes = app.routes;
+  wsPaths = new Set(routes.filter((r) => r.method === "WS").map((r) => r.path));
   return app;
 }

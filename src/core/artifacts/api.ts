@@ -9,6 +9,8 @@ import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { ApiError, badRequest, errorResponses, notFound } from "../api/errors";
 import { noQuery, queryParams } from "../api/query";
+import type { Security } from "../auth";
+import { roles } from "../auth/roles";
 import type { Artifacts } from "./service";
 import { encryptedZip, ZIP_PASSWORD } from "./zip";
 
@@ -80,8 +82,9 @@ function parseSha(raw: string): string {
   return raw;
 }
 
-export const artifactsApi = (artifacts: Artifacts) =>
+export const artifactsApi = (artifacts: Artifacts, security: Security) =>
   new Elysia({ name: "artifacts", tags: ["Artifacts"] })
+    .use(roles(security))
     .get(
       "/api/v1/artifacts",
       ({ request }) => {
@@ -155,6 +158,8 @@ export const artifactsApi = (artifacts: Artifacts) =>
         });
       },
       {
+        // An artifact's bytes are live malware (docs/artifacts.md): reading them is an operator's act.
+        role: "operator",
         params: t.Object({ sha256: t.String({ description: "SHA-256 of the artifact, lowercase hex." }) }),
         response: {
           200: t.Any({ description: "application/zip: one entry `<sha256>.bin`, encrypted with the password `infected`." }),

@@ -98,26 +98,27 @@ export class Security {
   /**
    * Establishes who is asking over REST and whether they may (rate limit, token, role).
    * `servesConsole`: the REST port, whose console page and scripts need no token (the proxy's port serves none).
+   * `websocket`: the path is a WebSocket route and the request asks to upgrade.
    */
-  authorize(req: Request, path: string, address: string, servesConsole = false): AuthOutcome {
+  authorize(req: Request, path: string, address: string, { servesConsole = false, websocket = false } = {}): AuthOutcome {
     const wait = this.rateLimited(path, address) ? this.api.take(address) : 0;
     if (wait > 0) return { ok: false, status: 429, code: "rate_limited", message: `too many requests from ${address}; retry after ${wait} s`, retryAfter: wait };
     if (!this.tokens.enabled) return ALLOWED;
     const needed = servesConsole && isConsoleRequest(req, path) ? null : requiredRole(req.method, path);
     if (needed === null) return ALLOWED;
-    return this.authenticate(req, new URL(req.url), address, needed);
+    return this.authenticate(req, new URL(req.url), address, needed, websocket);
   }
 
-  authenticate(req: Request, url: URL, address: string, needed: Role): AuthOutcome {
+  authenticate(req: Request, url: URL, address: string, needed: Role, websocket: boolean): AuthOutcome {
     if (this.authFailures.blocked(address)) {
       return { ok: false, status: 429, code: "too_many_failures", message: `too many failed authentications from ${address}; retry later`, retryAfter: 60 };
     }
     // A token in the URL lands in proxies' and browsers' logs: only WebSocket upgrades, whose
-    // browser API cannot set headers, may carry one there.
-    const upgrade = req.headers.get("upgrade") !== null;
-    const { token } = presentedToken(req, url, upgrade);
+    // browser API cannot set headers, may carry one there. The route decides that, not the
+    // Upgrade header alone: any request can carry one.
+    const { token } = presentedToken(req, url, websocket);
     if (!token) {
-      const inQuery = !upgrade && url.searchParams.has("token");
+      const inQuery = !websocket && url.searchParams.has("token");
       const message = inQuery
         ? "a token in the query string (?token=) is accepted on WebSocket upgrades only; send Authorization: Bearer <token>"
         : "this Core requires an API token: send Authorization: Bearer <token>";
@@ -129,11 +130,16 @@ export class Security {
       this.authFailures.take(address);
       return { ok: false, status: 401, code: "unauthorized", message: "the API token is not valid" };
     }
-    if (!hasRole(principal, needed)) {
-      this.counters.forbidden++;
-      return { ok: false, status: 403, code: "forbidden", message: `token "${principal.name}" has role ${principal.role}; this needs ${needed}` };
-    }
+    const refusal = this.forbidden(principal, needed);
+    if (refusal) return { ok: false, status: 403, code: "forbidden", message: refusal };
     return { ok: true, principal };
+  }
+
+  /** Why a principal may not do what needs `needed` (counted), or null; anyone may while tokens are off. */
+  forbidden(principal: Principal | undefined, needed: Role): string | null {
+    if (!this.tokens.enabled || (principal && hasRole(principal, needed))) return null;
+    this.counters.forbidden++;
+    return principal ? `token "${principal.name}" has role ${principal.role}; this needs ${needed}` : `this needs a token with role ${needed}`;
   }
 
   stats() {
@@ -155,10 +161,12 @@ export function isConsoleRequest(req: Request, path: string): boolean {
   return (req.method === "GET" || req.method === "HEAD") && req.headers.get("upgrade") === null && isConsolePath(path);
 }
 
-/** The role a REST request needs: none for health and the docs, operator for commands and artifact downloads. */
+/**
+ * The role a REST request needs before routing: none for health and the docs, read for GET and
+ * HEAD, operator otherwise. A route that needs more declares it (`{ role }`, ./roles.ts), since
+ * only the router knows which route a path reaches.
+ */
 export function requiredRole(method: string, path: string): Role | null {
   if (path === "/health" || path === "/swagger" || path.startsWith("/swagger/")) return null;
-  // An artifact's bytes are live malware (docs/artifacts.md): reading them is an operator's act.
-  if (path.startsWith("/api/v1/artifacts/") && path.endsWith("/download")) return "operator";
   return method === "GET" || method === "HEAD" ? "read" : "operator";
 }

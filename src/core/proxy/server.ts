@@ -127,7 +127,8 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
       }
       const parsed = parseFeedFilter(url.searchParams);
       if (!parsed.ok) return Response.json({ error: { code: "bad_request", message: parsed.message } }, { status: 400 });
-      const auth = security.authorize(req, url.pathname, remote);
+      // Only / and /ws get here, and this port speaks nothing but WebSocket.
+      const auth = security.authorize(req, url.pathname, remote, { websocket: true });
       if (!auth.ok) {
         const headers: Record<string, string> = auth.retryAfter ? { "retry-after": String(auth.retryAfter) } : {};
         return Response.json({ error: { code: auth.code, message: auth.message } }, { status: auth.status, headers });
