@@ -7,17 +7,23 @@
 export const Kind = { Other: 0, LoginSuccess: 1, Command: 2, File: 3, TtyLog: 4, Closed: 5 } as const;
 export type Kind = (typeof Kind)[keyof typeof Kind];
 
-const KINDS: Record<string, Kind> = {
-  "cowrie.login.success": Kind.LoginSuccess,
-  "cowrie.command.input": Kind.Command,
-  "cowrie.session.file_download": Kind.File,
-  "cowrie.session.file_upload": Kind.File,
-  "cowrie.log.closed": Kind.TtyLog,
-  "cowrie.session.closed": Kind.Closed,
-};
+/**
+ * By the end of the type's name, so every honeypot kind that names its events as Cowrie does
+ * (`redis.login.success`, `adb.session.file_upload`; src/honeypots/shared/session.ts) fills its
+ * sessions alike. Looked up once per event type, never per event.
+ */
+const SUFFIXES: [string, Kind][] = [
+  [".login.success", Kind.LoginSuccess],
+  [".command.input", Kind.Command],
+  [".session.file_download", Kind.File],
+  [".session.file_upload", Kind.File],
+  [".log.closed", Kind.TtyLog],
+  [".session.closed", Kind.Closed],
+];
 
 export function kindOfType(name: string): Kind {
-  return KINDS[name] ?? Kind.Other;
+  for (const [suffix, kind] of SUFFIXES) if (name.endsWith(suffix)) return kind;
+  return Kind.Other;
 }
 
 /**

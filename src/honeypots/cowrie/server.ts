@@ -5,7 +5,7 @@ import { Outbox } from "../shared/outbox.ts";
 import { Fetcher } from "./downloads/fetcher.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
 import { ensureHostKeys } from "./hostkey.ts";
-import { listen } from "./listener.ts";
+import { listen } from "../shared/listener.ts";
 import { createSshServer } from "./ssh.ts";
 import { telnetConnection } from "./telnet.ts";
 import { parseUserDb } from "./userdb.ts";

@@ -1,11 +1,14 @@
 /**
  * A TCP listener with the bounds a honeypot facing the whole internet needs: a cap on concurrent
- * connections (beyond it new ones are closed at once, as sshd's MaxStartups drops them) and an idle
- * time-out on every socket. Stopping closes every open connection, so sessions end with their
- * closed event before the process exits.
+ * connections (beyond it new ones are closed at once, as sshd's MaxStartups drops them), an idle
+ * time-out on every socket and, if set, a total one (a slow client that sends a byte a minute
+ * holds a slot no longer than that). Stopping closes every open connection, so sessions end with
+ * their closed event before the process exits. Warnings are rate-limited: a flood of connections
+ * must not become a flood of log lines.
  */
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
+import { RateLimitedLog } from "../../net/rate-limited-log.ts";
 
 export interface ListenOptions {
   name: string;
@@ -13,34 +16,47 @@ export interface ListenOptions {
   port: number;
   maxConnections: number;
   idleMs: number;
+  /** A connection's whole life at most; 0 or absent: no limit. */
+  totalMs?: number;
   logger: Logger;
 }
 
 export interface Listener {
   port: number;
+  /** Connections open now. */
+  readonly open: number;
   close(): Promise<void>;
 }
 
 export async function listen(opts: ListenOptions, onSocket: (socket: Socket) => void): Promise<Listener> {
   /** Each open socket and a promise of its 'close', which is when its session's last event is out. */
   const sockets = new Map<Socket, Promise<void>>();
+  const warnings = new RateLimitedLog(opts.logger, 1, 60_000);
   let refused = 0;
   const server = createServer((socket) => {
     socket.on("error", () => {});
     if (sockets.size >= opts.maxConnections) {
-      if (refused++ % 1000 === 0) opts.logger.warn({ listener: opts.name, refused }, "connection limit reached");
+      refused++;
+      warnings.warn("limit", { listener: opts.name, refused, max_connections: opts.maxConnections }, "connection limit reached");
       socket.destroy();
       return;
     }
-    sockets.set(socket, new Promise<void>((resolve) => socket.once("close", () => {
-      sockets.delete(socket);
-      resolve();
-    })));
+    const total = opts.totalMs ? setTimeout(() => socket.destroy(), opts.totalMs) : null;
+    sockets.set(
+      socket,
+      new Promise<void>((resolve) =>
+        socket.once("close", () => {
+          if (total) clearTimeout(total);
+          sockets.delete(socket);
+          resolve();
+        }),
+      ),
+    );
     socket.setTimeout(opts.idleMs, () => socket.destroy());
     try {
       onSocket(socket);
     } catch (err) {
-      opts.logger.error({ err, listener: opts.name }, "connection handler failed");
+      warnings.warn("handler", { err, listener: opts.name }, "connection handler failed");
       socket.destroy();
     }
   });
@@ -51,12 +67,15 @@ export async function listen(opts: ListenOptions, onSocket: (socket: Socket) => 
       resolve();
     });
   });
-  server.on("error", (err) => opts.logger.error({ err, listener: opts.name }, "listener error"));
+  server.on("error", (err) => warnings.warn("listener", { err, listener: opts.name }, "listener error"));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : opts.port;
 
   return {
     port,
+    get open() {
+      return sockets.size;
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const gone = [...sockets.values()];
