@@ -47,7 +47,11 @@ const OutputInfo = t.Object(
     origin: t.Union([t.Literal("config"), t.Literal("api")], { description: "config: from the config file (removed there); api: defined over REST." }),
     status: OutputStatus,
   },
-  { description: "An output, its credentials (`secret`, `password`, `pass`, `token`, header values) shown as `(set)`." },
+  {
+    description:
+      "An output, its credentials shown as `(set)`: `secret`, `password`, `pass`, `token`, header values, and in `url` and `servers` the user info, secret-looking query values " +
+      "(`key`, `token`, `sig`, ...) and generated keys; a chat webhook's URL (Slack, Teams, Discord, or `preset` slack or teams) shows only its host. `last_error` hides them the same way.",
+  },
 );
 
 const RuleInfo = t.Object({ rule: AlertRule, origin: t.Union([t.Literal("config"), t.Literal("api")]) });

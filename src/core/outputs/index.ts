@@ -7,7 +7,8 @@ import { ConfigError } from "../../config";
 import type { OutputStore } from "../../db/output-store";
 import type { Logger } from "../../log";
 import type { OutputDefinition } from "./model";
-import { parseOutput, redact } from "./model";
+import { parseOutput } from "./model";
+import { redactDefinition, textRedactor } from "./redact";
 import { StoreReader, type EventSource, type ReaderStatus } from "./reader";
 import { selector } from "./select";
 import type { Sink } from "./sink";
@@ -75,12 +76,12 @@ export class Outputs {
   }
 
   list(): { definition: OutputDefinition; origin: Origin; status: OutputStatus }[] {
-    return [...this.running.values()].map((r) => ({ definition: redact(r.def), origin: r.origin, status: this.statusOf(r) }));
+    return [...this.running.values()].map((r) => ({ definition: redactDefinition(r.def), origin: r.origin, status: this.statusOf(r) }));
   }
 
   get(name: string) {
     const r = this.running.get(name);
-    return r ? { definition: redact(r.def), origin: r.origin, status: this.statusOf(r) } : null;
+    return r ? { definition: redactDefinition(r.def), origin: r.origin, status: this.statusOf(r) } : null;
   }
 
   stats(): OutputStatus[] {
@@ -121,6 +122,8 @@ export class Outputs {
 
   private run(def: OutputDefinition, origin: Origin): void {
     const sink = createSink(def);
+    // Destinations' errors often quote the URL, credentials and all; last_error and the log show this.
+    const hide = textRedactor(def);
     const reader = new StoreReader({
       key: `output:${def.name}`,
       source: this.deps.source,
@@ -129,7 +132,10 @@ export class Outputs {
       retry: { minMs: def.retry?.min_backoff_ms ?? 500, maxMs: def.retry?.max_backoff_ms ?? 60_000, maxAttempts: def.retry?.max_attempts ?? 0 },
       from: def.from ?? "latest",
       select: selector(def.name, def.event_types ?? ["*"]),
-      deliver: (events) => sink.send(events),
+      deliver: (events) =>
+        sink.send(events).catch((e) => {
+          throw new Error(hide(e instanceof Error ? e.message : String(e)));
+        }),
       logger: this.deps.logger.child({ output: def.name }),
     });
     this.running.set(def.name, { def, origin, sink, reader });

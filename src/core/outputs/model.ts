@@ -152,13 +152,3 @@ export function parseOutput(raw: unknown): { ok: true; value: OutputDefinition }
   if (err) return { ok: false, error: `invalid ${type} output: ${err}` };
   return { ok: true, value: value as OutputDefinition };
 }
-
-/** Fields that hold credentials: never shown by GET. */
-const SECRET_FIELDS = ["secret", "password", "pass", "token"] as const;
-
-export function redact(def: OutputDefinition): OutputDefinition {
-  const out: Record<string, unknown> = { ...def };
-  for (const k of SECRET_FIELDS) if (out[k] !== undefined) out[k] = "(set)";
-  if (out.headers) out.headers = Object.fromEntries(Object.keys(out.headers as object).map((k) => [k, "(set)"]));
-  return out as OutputDefinition;
-}

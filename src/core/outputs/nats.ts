@@ -32,7 +32,7 @@ export function natsSink(def: NatsOutput): Sink {
       if (!nc || nc.isClosed()) {
         nc = null;
         nc = await connect({ servers: def.servers, user: def.user, pass: def.pass, token: def.token, reconnect: false, timeout, name: `honeybee-${def.name}` }).catch((e) => {
-          throw new Error(`cannot connect to ${String(def.servers)}: ${(e as Error).message}`);
+          throw new Error(`cannot connect to ${[def.servers].flat().join(", ")}: ${(e as Error).message}`);
         });
         if (closed) {
           drop();
