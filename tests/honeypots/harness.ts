@@ -99,7 +99,17 @@ export class Relay {
 }
 
 /** The listeners each kind names in its ready line. */
-const PORT_NAMES = { cowrie: ["ssh", "telnet"], honnypotter: ["http"] } as const;
+const PORT_NAMES = {
+  cowrie: ["ssh", "telnet"],
+  honnypotter: ["http"],
+  redis: ["redis"],
+  mysql: ["mysql"],
+  adb: ["adb"],
+  docker: ["docker"],
+  web: ["http", "https"],
+  // One listener per port, named by it ("tcp-8000"); the test reads them as it needs.
+  tcp: [] as string[],
+} as const;
 type Kind = keyof typeof PORT_NAMES;
 
 export interface Pot<K extends Kind> {
