@@ -53,8 +53,21 @@ export function openDatabase(path: string): Db {
   }
 }
 
+/** The folder of the file, made when missing; one line when that fails (a read-only file system). */
+function makeFolder(path: string): void {
+  const folder = dirname(resolve(path));
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code !== "string" || !err.syscall) throw e;
+    const what = err.message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "");
+    throw new DatabaseOpenError(`cannot create the folder ${folder} for the database ${resolve(path)}: ${what} (${err.code}); give Core a folder it can write, or another path with --db`);
+  }
+}
+
 function open(path: string): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") makeFolder(path);
   const sqlite = new Database(path, { create: true, strict: true });
   // Only takes effect when the file is new. The event writer appends ~1 MB per batch, and
   // SQLite writes the WAL and checkpoints a page per system call: 16 KiB pages make that a
@@ -68,6 +81,11 @@ function open(path: string): Db {
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA cache_size = -65536");
   sqlite.exec("PRAGMA temp_store = MEMORY");
+  // A file its user may read but not write, SQLite opens read-only without an error, and the
+  // first write failed later with a stack. Writing the header's user_version (unused, so
+  // written back unchanged) makes that an error here, where it is reported with the path.
+  const { user_version } = sqlite.query<{ user_version: number }, []>("PRAGMA user_version").get()!;
+  sqlite.exec(`PRAGMA user_version = ${user_version}`);
   const db = drizzle({ client: sqlite, schema }) as Db;
   migrate(db, { migrationsFolder: MIGRATIONS_DIR });
   return db;
