@@ -233,7 +233,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       reads: lists,
       plugins:
         db && artifacts && outputs && rules
-          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo })]
+          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo, registry })]
           : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
       websocket: wsLimits,
     });

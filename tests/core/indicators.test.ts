@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { EventStreamClient, getJson, startTestCore, type TestCore } from "../helpers";
+import { addressClass, addressKey, mostActive } from "../../src/core/indicators/addresses";
+import { BIG_ID, EventStreamClient, LineClient, getJson, startTestCore, type TestCore } from "../helpers";
 
 async function ingest(core: TestCore, lines: object[]): Promise<void> {
   using c = await EventStreamClient.connect(core.ports.event, { acks: true });
@@ -137,13 +138,74 @@ describe("indicators", () => {
   test("blocklist: plain text, one address per line, window and minimum count", async () => {
     await using core = await startTestCore();
     await attack(core);
-    const all = await fetch(`${core.api}/api/v1/blocklist`);
+    const all = await fetch(`${core.api}/api/v1/blocklist?include_private=true`);
     expect(all.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await all.text()).toBe("203.0.113.7\n218.92.0.1\n8.8.8.8\n");
     expect(await (await fetch(`${core.api}/api/v1/blocklist?window=1h&min_count=3`)).text()).toBe("8.8.8.8\n");
     expect(await (await fetch(`${core.api}/api/v1/blocklist?min_count=100`)).text()).toBe("");
+    expect(await (await fetch(`${core.api}/api/v1/blocklist?include_private=true&limit=1`)).text()).toBe("8.8.8.8\n");
     const bad = await getJson(`${core.api}/api/v1/blocklist?window=forever`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain("window must be");
+  });
+
+  test("blocklist: no loopback, private, link-local, documentation or multicast address unless asked, never a node's own or text that is no address", async () => {
+    await using core = await startTestCore();
+    const node = await LineClient.connect(core.ports.node);
+    node.send("NodeRegistration", { node_id: BIG_ID, node_name: "sensor-1", address: "45.33.32.156", port: 0, node_type: "Full" });
+    expect((await node.nextKind("RegistrationAck")).accepted).toBe(true);
+    const special = ["127.0.0.1", "::1", "10.1.2.3", "172.16.5.4", "172.31.255.255", "192.168.1.1", "100.64.0.1", "169.254.1.1", "fe80::1", "fd00::1", "0.1.2.3", "192.0.2.1", "198.51.100.1", "203.0.113.9", "2001:db8::1", "224.0.0.1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1"];
+    const attackers = ["1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.4.4"];
+    await ingest(core, [...special, ...attackers, "45.33.32.156", "not-an-address"].map((ip) => login(ip, "root", "root")));
+    const text = async (q: string) => (await fetch(`${core.api}/api/v1/blocklist${q}`)).text();
+    expect(await text("")).toBe(`${[...attackers].sort().join("\n")}\n`);
+    // The node's connection comes from 127.0.0.1: that is one of its addresses too.
+    const nodes = ["127.0.0.1", "::ffff:127.0.0.1"];
+    expect(await text("?include_private=true")).toBe(`${[...special.filter((ip) => !nodes.includes(ip)), ...attackers].sort().join("\n")}\n`);
+    expect((await getJson(`${core.api}/api/v1/blocklist?include_private=yes`)).status).toBe(400);
+    node.close();
+  });
+});
+
+describe("blocklist addresses", () => {
+  test("special ranges, their IPv4-mapped forms, and what is no address", () => {
+    const cases: [string, ReturnType<typeof addressClass>][] = [
+      ["8.8.8.8", "public"],
+      ["172.15.255.255", "public"],
+      ["172.16.0.0", "special"],
+      ["100.63.255.255", "public"],
+      ["100.127.255.255", "special"],
+      ["198.51.99.1", "public"],
+      ["223.255.255.255", "public"],
+      ["239.1.1.1", "special"],
+      ["255.255.255.255", "special"],
+      ["::", "special"],
+      ["::ffff:7f00:1", "special"],
+      ["::FFFF:192.168.0.1", "special"],
+      ["::ffff:1.1.1.1", "public"],
+      ["FE80::1%eth0", "special"],
+      ["fc12::1", "special"],
+      ["2001:db8:ffff::1", "special"],
+      ["2001:db9::1", "public"],
+      ["2a00:1450::1", "public"],
+      ["localhost", "invalid"],
+      ["1.2.3.4 ", "invalid"],
+      ["01.2.3.4", "invalid"],
+      ["", "invalid"],
+    ];
+    expect(cases.map(([ip]) => addressClass(ip))).toEqual(cases.map(([, c]) => c));
+  });
+
+  test("addresses compare in one form", () => {
+    expect(["::FFFF:45.33.32.156", "::ffff:2d21:209c", "2001:0DB8:0::1", "fe80::1%eth0", "45.33.32.156"].map(addressKey)).toEqual(["45.33.32.156", "45.33.32.156", "2001:db8::1", "fe80::1", "45.33.32.156"]);
+  });
+
+  test("the most active addresses kept, read again when too many were left out", () => {
+    const all = Array.from({ length: 1000 }, (_, i) => (i < 900 ? `10.0.${i >> 8}.${i & 255}` : `1.0.0.${i - 900}`));
+    const reads: number[] = [];
+    const read = (n: number) => (reads.push(n), all.slice(0, n));
+    expect(mostActive(read, 3, (ip) => !ip.startsWith("10."))).toEqual(["1.0.0.0", "1.0.0.1", "1.0.0.2"]);
+    expect(reads).toEqual([67, 268, 1072]);
+    expect(mostActive(() => all.slice(0, 5), 10, () => true)).toHaveLength(5);
   });
 });

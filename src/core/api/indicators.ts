@@ -7,8 +7,10 @@ import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { activeAddresses, indicators, type AddressIndicator } from "../../db/indicator-store";
 import type { GeoLookup } from "../../geo";
+import { blocklistFilter, mostActive } from "../indicators/addresses";
 import { toCsv, toMispEvent, toStixBundle } from "../indicators/formats";
 import type { Ingest } from "../ingest/types";
+import type { Registry } from "../registry";
 import { errorResponses } from "./errors";
 import { queryParams } from "./query";
 import { parseWindow } from "./stats";
@@ -89,7 +91,19 @@ const IndicatorQuery = queryParams(
   }),
 );
 
-const BlocklistQuery = queryParams(Type.Object({ window: window("24h"), min_count: minCount, limit }));
+const BlocklistQuery = queryParams(
+  Type.Object({
+    window: window("24h"),
+    min_count: minCount,
+    limit,
+    include_private: Type.Optional(
+      Type.Union([Type.Literal("true"), Type.Literal("false")], {
+        description: "`true` lists loopback, private, carrier-grade NAT, link-local, documentation, multicast and reserved addresses too (left out by default).",
+        example: "true",
+      }),
+    ),
+  }),
+);
 
 function formatOf(query: { format?: Format }, accept: string | null): Format {
   if (query.format) return query.format;
@@ -98,7 +112,13 @@ function formatOf(query: { format?: Format }, accept: string | null): Format {
   return "json";
 }
 
-export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup | null }) =>
+export const indicatorsApi = (deps: {
+  db: Db;
+  ingest: Ingest;
+  geo: GeoLookup | null;
+  /** Whose nodes' addresses never go on the blocklist. */
+  registry?: Pick<Registry, "listNodes" | "link">;
+}) =>
   new Elysia({ name: "indicators" })
     .get(
       "/api/v1/indicators",
@@ -138,7 +158,8 @@ export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup | n
         const query = BlocklistQuery.parse(request.url);
         const from = Date.now() - parseWindow(query.window ?? "24h");
         await deps.ingest.countsSettled();
-        const ips = activeAddresses(deps.db, from, query.min_count ?? 1, query.limit ?? 10_000).map((a) => a.ip);
+        const keep = blocklistFilter({ includePrivate: query.include_private === "true", excluded: deps.registry ? nodeAddresses(deps.registry) : [] });
+        const ips = mostActive((n) => activeAddresses(deps.db, from, query.min_count ?? 1, n).map((a) => a.ip), query.limit ?? 10_000, keep);
         // Sorted, so that a firewall reloading it sees a stable file (diffs show what changed).
         ips.sort();
         return new Response(ips.length > 0 ? `${ips.join("\n")}\n` : "", { headers: { "content-type": "text/plain; charset=utf-8" } });
@@ -151,10 +172,13 @@ export const indicatorsApi = (deps: { db: Db; ingest: Ingest; geo: GeoLookup | n
           summary: "Blocklist for firewalls (plain text)",
           description:
             "The source addresses with at least `min_count` events in the window, one per line, sorted, nothing else (no comments), for `ipset`, " +
-            "nftables sets, pf tables or a web server's deny list. Example: `curl -s 'http://127.0.0.1:9002/api/v1/blocklist?window=24h&min_count=5'`.",
+            "nftables sets, pf tables or a web server's deny list. Example: `curl -s 'http://127.0.0.1:9002/api/v1/blocklist?window=24h&min_count=5'`. " +
+            "Left out: loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10), link-local (169.254/16, fe80::/10), " +
+            "documentation (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32), multicast and reserved addresses, also in their IPv4-mapped form, " +
+            "unless `include_private=true`; always the addresses Core knows the nodes by, and source addresses that are not IP addresses. " +
+            "`limit` counts the addresses listed.",
           responses: {
-            200: { description: "One address per line.", content: { "text/plain": { schema: { type: "string" }, example: "198.51.100.23\n203.0.113.7\n" } } },
-
+            200: { description: "One address per line.", content: { "text/plain": { schema: { type: "string" }, example: "218.92.0.1\n218.92.0.2\n" } } },
           },
         },
       },
@@ -171,3 +195,17 @@ function jsonList(list: AddressIndicator[], win: string, from: number, now: numb
   };
 }
 
+/**
+ * What Core knows each node by: the address it registered with (its side of the connection,
+ * often private behind NAT) and, while it is connected here, the address its connection comes
+ * from (what other nodes' honeypots would see).
+ */
+function nodeAddresses(registry: Pick<Registry, "listNodes" | "link">): string[] {
+  const out: string[] = [];
+  for (const n of registry.listNodes()) {
+    if (n.address) out.push(n.address);
+    const remote = registry.link(n.node_id)?.remoteAddress;
+    if (remote) out.push(remote);
+  }
+  return out;
+}
