@@ -56,6 +56,7 @@ export const NODE_FLAG_KEYS = [
   "restart_max_ms",
   "install_timeout_ms",
   "spool_max_bytes",
+  "pot_dir",
   "git_allow",
   "enrollment_token",
   "tls_ca",
@@ -69,7 +70,7 @@ export const flagOf = (key: string) => `--${key.replace(/_/g, "-")}`;
 /** Commander's attribute name of a key's flag (`api_port` -> `apiPort`). */
 export const attributeOf = (key: string) => key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-const VALUE_NAMES: Record<string, string> = { core: "host:port,...", events: "host:port,...", host: "address", relay_host: "address", catalogue: "path|git-url", git_allow: "prefixes", log_level: "level", type: "type", catalogue_branch: "branch", enrollment_token: "token", data: "dir", name: "name" };
+const VALUE_NAMES: Record<string, string> = { core: "host:port,...", events: "host:port,...", host: "address", relay_host: "address", catalogue: "path|git-url", git_allow: "prefixes", log_level: "level", type: "type", catalogue_branch: "branch", enrollment_token: "token", data: "dir", name: "name", pot_dir: "pot-id=dir" };
 
 function valueName(key: string, s: TSchema): string {
   if (VALUE_NAMES[key]) return VALUE_NAMES[key];
@@ -94,9 +95,11 @@ export function configOptions(schema: TObject, keys: readonly string[], defaults
     const what = String(s.description ?? key)
       .replace(/\.$/, "")
       .replace(/^(?!Core\b)[A-Z](?=[a-z]+\b)/, (c) => c.toLowerCase());
-    const def = defaults[key] ?? (s.default === "" || s.default === false ? null : String(s.default));
+    const def = defaults[key] ?? (s.default === "" || s.default === false || Array.isArray(s.default) ? null : String(s.default));
     // A switch that is off by default is a plain flag; one that is on takes a value to turn it off.
     if (s.type === "boolean" && s.default === false) return new Option(flagOf(key), what);
+    // A list is the flag repeated, one item each.
+    if (s.type === "array") return new Option(`${flagOf(key)} <${valueName(key, s)}>`, what).argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
     const option = new Option(`${flagOf(key)} <${valueName(key, s)}>`, def === null ? what : `${what} (default ${def})`);
     const literals = (s.anyOf as TSchema[] | undefined)?.map((x) => x.const);
     return literals?.every((l) => typeof l === "string") ? option.choices(literals as string[]) : option;

@@ -102,7 +102,7 @@ export function registerUpCommand(program: Command): void {
       const p = m.payload as { node_name?: string; node_id?: bigint };
       if (p.node_name === opts.name && p.node_id !== undefined) registered.resolve(p.node_id);
     });
-    const nodeFlags = Object.entries(pick(UP_NODE_KEYS)).flatMap(([k, v]) => [flagOf(k), String(v)]);
+    const nodeFlags = Object.entries(pick(UP_NODE_KEYS)).flatMap(([k, v]) => (Array.isArray(v) ? v.flatMap((item) => [flagOf(k), String(item)]) : [flagOf(k), String(v)]));
     const child = Bun.spawn(
       [
         process.execPath,

@@ -10,7 +10,7 @@ import { ConfigError } from "../config";
 import { bindOrExplain } from "../net/bind";
 import { PACKAGE_ROOT } from "../catalogue/paths";
 import { createLogger, type Logger, type LogLevel } from "../log";
-import { corePeers, defaultNodeConfig, gitAllowList, type NodeConfig } from "./config";
+import { corePeers, defaultNodeConfig, gitAllowList, potDirs, type NodeConfig } from "./config";
 import { NodeCredentials } from "./credentials";
 import { clientTls } from "./tls";
 import { looksLikeGit } from "./catalogue-fetch";
@@ -80,9 +80,12 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
     cleanups.push(() => spool.close());
 
     let link: ReturnType<typeof startControlLink> | null = null;
+    // Honeypots the node relays for without having installed them: where their recordings lie.
+    const relayedFor = potDirs(config);
+    if (relayedFor.size > 0) log.info({ pot_dir: Object.fromEntries(relayedFor) }, "sending the recordings of pots this node relays for");
     const recordings = new RecordingShipper({
       nodeId,
-      potDir: (potId) => join(dataDir, "pots", potId),
+      potDir: (potId) => (store.get(potId)?.phase === "installed" ? join(dataDir, "pots", potId) : (relayedFor.get(potId) ?? null)),
       queueFile: join(dataDir, "recordings-queue.json"),
       send: (kind, payload) => link?.send(kind, payload) ?? false,
       logger: log.child({ component: "recordings" }),

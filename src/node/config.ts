@@ -5,8 +5,10 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { hostname } from "node:os";
+import { resolve as resolvePath } from "node:path";
 import { ConfigError, fromEnv, readConfigFile, resolveConfig } from "../config";
 import { LOG_LEVELS } from "../log";
+import { POT_ID_PATTERN } from "../protocol/types";
 
 const Ms = (description: string, def: number, minimum = 1) => Type.Integer({ minimum, default: def, description });
 
@@ -39,6 +41,11 @@ export const NodeConfig = Type.Object({
   max_message_bytes: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: "Largest message or event line accepted." }),
   file_scan_ms: Ms("How often the node looks in its pots' outboxes for files to send to Core (artifacts; docs/artifacts.md).", 2_000, 10),
   file_rate_bytes: Type.Integer({ minimum: 0, default: 0, description: "Bytes per second at most for files sent to Core (0: no limit); keeps a thin sensor uplink free for events." }),
+  pot_dir: Type.Array(Type.String(), {
+    default: [],
+    description:
+      "Folder of a honeypot this node relays for but did not install (a Cowrie of your own that sends its HoneyBee output to the relay), as POT_ID=DIR: its working directory, where the paths of its recordings start (Cowrie's holds var/lib/cowrie/tty). Repeat for several pots. The node reads recordings from inside DIR only (docs/sessions.md#recordings-of-a-cowrie-of-your-own).",
+  }),
   git_allow: Type.String({ default: "", description: "Comma-separated git URL prefixes InstallPot's git_url may name (default: none but the node's own catalogue). Compared after normalising both (scheme, user and host exact, `..` and escapes resolved) and at whole path segments; the normalised URL is what gets cloned." }),
   enrollment_token: Type.String({ default: "", description: "Core's node_enrollment_token, presented on the first registration only; Core then gives the node its TOTP secret." }),
   tls_ca: Type.String({ default: "", description: "PEM CA that signed Core's certificate: connect to Core over TLS and verify it." }),
@@ -56,6 +63,7 @@ export function loadNodeConfig(flags: Record<string, unknown> = {}, env: Record<
   const { config: file, ...rest } = flags;
   const config = resolve([typeof file === "string" ? readConfigFile(file) : {}, fromEnv(KEYS, env), rest]);
   corePeers(config);
+  potDirs(config);
   if (config.reconnect_max_ms < config.reconnect_min_ms) throw new ConfigError("reconnect_max_ms must not be below reconnect_min_ms");
   if (config.restart_max_ms < config.restart_min_ms) throw new ConfigError("restart_max_ms must not be below restart_min_ms");
   if (config.spool_segment_bytes > config.spool_max_bytes) throw new ConfigError("spool_segment_bytes must not exceed spool_max_bytes");
@@ -122,3 +130,19 @@ export const gitAllowList = (config: NodeConfig): string[] =>
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
+
+const POT_ID = new RegExp(POT_ID_PATTERN);
+
+/** The folders of the pots named by `pot_dir`, absolute, by pot id; the error names the bad item. */
+export function potDirs(config: NodeConfig): Map<string, string> {
+  const dirs = new Map<string, string>();
+  for (const item of config.pot_dir) {
+    const at = item.indexOf("=");
+    const potId = at < 0 ? "" : item.slice(0, at).trim();
+    const dir = at < 0 ? "" : item.slice(at + 1).trim();
+    if (!POT_ID.test(potId) || dir === "") throw new ConfigError(`invalid value for "pot_dir": ${JSON.stringify(item)} (expected POT_ID=DIR, e.g. cowrie-lab=/opt/cowrie; a pot id is 1 to 64 letters, digits, ".", "_" or "-")`);
+    if (dirs.has(potId)) throw new ConfigError(`invalid value for "pot_dir": pot ${potId} is named twice`);
+    dirs.set(potId, resolvePath(dir));
+  }
+  return dirs;
+}

@@ -42,9 +42,13 @@ export function stampEvent(value: unknown, ctx: StampContext): StampResult {
   return { kind: "event", value: flat.value, potId: flat.potId };
 }
 
+/** The pot a flat event names itself, installed here or not. */
+export function namedPot(obj: Record<string, unknown>): string | null {
+  return [obj.pot_id, obj.honeybee_honeypot_id].find((p): p is string => typeof p === "string" && p.length > 0) ?? null;
+}
+
 function stampFlat(obj: Record<string, unknown>, ctx: StampContext): { value: Record<string, unknown>; potId: string | null } {
-  const named = [obj.pot_id, obj.honeybee_honeypot_id].find((p): p is string => typeof p === "string" && p.length > 0);
-  const potId = named ?? ctx.fallbackPot;
+  const potId = namedPot(obj) ?? ctx.fallbackPot;
   const potType = potId ? ctx.potType(potId) : null;
   // An event naming a pot that is not installed here keeps its own fields: Core may know it.
   if (!potType) return { value: { ...obj, node_id: ctx.nodeId }, potId: null };

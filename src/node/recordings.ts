@@ -7,13 +7,13 @@
  * channel in SessionRecording chunks, one recording at a time, each until Core's
  * SessionRecordingAck. A recording that is not acknowledged (Core away, connection cut) is
  * sent again from the start once the node is registered again. The file stays in the pot's
- * folder; only a file inside that folder, at most MAX_RECORDING_BYTES, is sent.
+ * folder; only a file inside that folder is read, and Core gets it as asciicast (recording-file.ts).
  */
-import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
-import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { Logger } from "../log";
-import { MAX_RECORDING_BYTES, RECORDING_CHUNK_BYTES, type SessionRecording, type SessionRecordingAck } from "../protocol/messages";
+import { RECORDING_CHUNK_BYTES, type SessionRecording, type SessionRecordingAck } from "../protocol/messages";
+import { readRecording } from "./recording-file";
 
 interface Pending {
   pot_id: string;
@@ -23,8 +23,11 @@ interface Pending {
 
 export interface RecordingShipperOptions {
   nodeId: bigint;
-  /** The folder of a pot. */
-  potDir(potId: string): string;
+  /**
+   * The folder of a pot whose recordings the node sends: one it installed, or one it relays
+   * for (`pot_dir`); null for any other pot an event names.
+   */
+  potDir(potId: string): string | null;
   /** File that keeps the queue across restarts. */
   queueFile: string;
   /** Sends a message on the control channel; false when not registered. */
@@ -57,7 +60,7 @@ export class RecordingShipper {
     if (event.eventid !== "cowrie.log.closed" && event.event_type !== "cowrie.log.closed") return;
     const data = (typeof event.data === "object" && event.data !== null ? event.data : event) as Record<string, unknown>;
     const { ttylog, session } = data;
-    if (typeof ttylog !== "string" || typeof session !== "string" || !SESSION.test(session)) return;
+    if (typeof ttylog !== "string" || typeof session !== "string" || !SESSION.test(session) || this.opts.potDir(potId) === null) return;
     this.queue.push({ pot_id: potId, session, ttylog });
     this.save();
     this.pump();
@@ -93,12 +96,14 @@ export class RecordingShipper {
   private pump(): void {
     if (this.stopped || this.inFlight || this.queue.length === 0) return;
     const head = this.queue[0]!;
-    const file = this.confined(head);
-    if (typeof file !== "string") {
+    const dir = this.opts.potDir(head.pot_id);
+    const file = dir === null ? { reason: "the node has no folder for this pot (not installed here, not in pot_dir)" } : readRecording(dir, head.ttylog);
+    if ("reason" in file) {
       this.opts.logger.warn({ pot_id: head.pot_id, session: head.session, ttylog: head.ttylog, reason: file.reason }, "cannot send a session recording; skipped");
       return this.done();
     }
-    const data = readFileSync(file);
+    if (file.truncated) this.opts.logger.info({ pot_id: head.pot_id, session: head.session, ttylog: head.ttylog }, "a Cowrie tty log is longer than a recording Core takes; sending its start");
+    const { data } = file;
     const sha256 = createHash("sha256").update(data).digest("hex");
     const base = { node_id: this.opts.nodeId, pot_id: head.pot_id, session: head.session, sha256, size: data.length };
     for (let offset = 0; offset < data.length; offset += RECORDING_CHUNK_BYTES) {
@@ -112,24 +117,6 @@ export class RecordingShipper {
       this.timer = null;
     }, this.opts.ackTimeoutMs ?? 60_000);
     this.timer.unref?.();
-  }
-
-  /** The recording's file when it is inside the pot's folder and small enough; else why not. */
-  private confined(p: Pending): string | { reason: string } {
-    const dir = this.opts.potDir(p.pot_id);
-    const path = resolve(dir, p.ttylog);
-    let real: string;
-    try {
-      real = realpathSync(path);
-    } catch {
-      return { reason: "the file does not exist" };
-    }
-    const rel = relative(realpathSync(dir), real);
-    if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) return { reason: "the file is outside the pot's folder" };
-    const st = statSync(real);
-    if (!st.isFile()) return { reason: "not a file" };
-    if (st.size === 0 || st.size > MAX_RECORDING_BYTES) return { reason: `its size ${st.size} is not between 1 and ${MAX_RECORDING_BYTES} bytes` };
-    return real;
   }
 
   private save(): void {

@@ -12,7 +12,7 @@ import { SocketWriter } from "../net/socket-writer";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
 import { parseWithIds, stringify } from "../protocol/json";
 import { envelope } from "../protocol/messages";
-import { stampEvent } from "./event-stamp";
+import { namedPot, stampEvent } from "./event-stamp";
 import type { Spool } from "./spool";
 
 export interface RelayOptions {
@@ -24,7 +24,10 @@ export interface RelayOptions {
   potType(potId: string): string | null;
   /** The pot an unnamed event belongs to when nothing else tells (the only installed pot). */
   onlyPot(): string | null;
-  /** Sees each accepted event of a known pot (the node ships session recordings from it). */
+  /**
+   * Sees each accepted event that belongs to a pot: one installed here, or one it names itself
+   * (a honeypot the node relays for; the node ships session recordings from both).
+   */
   onEvent?(potId: string, event: Record<string, unknown>): void;
   logger: Logger;
 }
@@ -85,6 +88,9 @@ export function startRelay(opts: RelayOptions): RelayHandle {
       c.pot = r.potId;
       perPot.set(r.potId, (perPot.get(r.potId) ?? 0) + 1);
       opts.onEvent?.(r.potId, r.value);
+    } else {
+      const named = namedPot(r.value);
+      if (named) opts.onEvent?.(named, r.value);
     }
     out.push(stringify(r.value));
   };

@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { ConfigError } from "../../src/config";
+import { join, resolve } from "node:path";
+import { Command } from "commander";
+import { configOptions } from "../../src/cli/config-options";
+import { ConfigError, flagsToConfig } from "../../src/config";
 import { Backoff } from "../../src/node/backoff";
 import { chooseSource, looksLikeGit } from "../../src/node/catalogue-fetch";
-import { corePeers, hostPort, loadNodeConfig } from "../../src/node/config";
+import { corePeers, hostPort, loadNodeConfig, NodeConfig, potDirs } from "../../src/node/config";
 import { stampEvent } from "../../src/node/event-stamp";
 import { loadOrCreateNodeId, lockDataDir, processStartTime } from "../../src/node/identity";
 import { groupUsage, tailLines } from "../../src/node/pot-observe";
@@ -68,6 +70,19 @@ describe("node configuration", () => {
     expect(() => loadNodeConfig({ relay_prot: "1" }, {})).toThrow(/unknown configuration key "relay_prot"/);
     expect(() => hostPort("core.example:0", "core")).toThrow(ConfigError);
     expect(() => loadNodeConfig({ reconnect_min_ms: "500", reconnect_max_ms: "100" }, {})).toThrow(/reconnect_max_ms must not be below reconnect_min_ms/);
+  });
+
+  test("pot_dir: the flag repeated, a JSON list in the environment, each POT_ID=DIR checked", () => {
+    const node = new Command().exitOverride();
+    for (const o of configOptions(NodeConfig, ["pot_dir"])) node.addOption(o);
+    node.parse(["--pot-dir", "cowrie-lab=/opt/cowrie", "--pot-dir", "lab-2=relative/dir"], { from: "user" });
+    const c = loadNodeConfig(flagsToConfig(node.opts()), {});
+    expect(c.pot_dir).toEqual(["cowrie-lab=/opt/cowrie", "lab-2=relative/dir"]);
+    expect(potDirs(c)).toEqual(new Map([["cowrie-lab", "/opt/cowrie"], ["lab-2", resolve("relative/dir")]]));
+    expect(loadNodeConfig({}, { HONEYBEE_POT_DIR: '["a=/srv/a"]' }).pot_dir).toEqual(["a=/srv/a"]);
+    expect(loadNodeConfig({}, {}).pot_dir).toEqual([]);
+    for (const bad of ["/opt/cowrie", "=/opt/cowrie", "../x=/opt", "a="]) expect(() => loadNodeConfig({ pot_dir: [bad] }, {})).toThrow(/invalid value for "pot_dir": .* \(expected POT_ID=DIR/);
+    expect(() => loadNodeConfig({ pot_dir: ["a=/x", "a=/y"] }, {})).toThrow('invalid value for "pot_dir": pot a is named twice');
   });
 });
 

@@ -102,9 +102,13 @@ describe("sessions from flat Cowrie lines on the event socket", () => {
     expect(s.recording_file).toBeNull();
     expect(s.truncated).toBe(false);
 
+    // Straight from Cowrie to the event socket: no node could ever send the file.
     const rec = await getJson(`${core.api}/api/v1/sessions/${id}/recording`);
     expect(rec.status).toBe(404);
-    expect(rec.body.error.message).toContain("has not sent the recording");
+    expect(rec.body.error.message).toBe(`session ${id} was recorded, but no path for a recording exists: its events came to Core's event socket directly, with no node to send the file (relay the honeypot through a node, with --pot-dir for a Cowrie of your own)`);
+    await ingest(core, [stringify({ eventid: "cowrie.log.closed", session: "withnode", ttylog: "tty/x.cast", node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", timestamp: "2026-11-22T02:00:00Z" })]);
+    const withNode = (await list(core, "session=withnode")).sessions[0].id;
+    expect((await getJson(`${core.api}/api/v1/sessions/${withNode}/recording`)).body.error.message).toBe(`session ${withNode} was recorded, but its node has not sent the recording (yet)`);
     expect((await getJson(`${core.api}/api/v1/sessions/999`)).status).toBe(404);
     expect((await getJson(`${core.api}/api/v1/sessions/abc`)).status).toBe(400);
   });

@@ -54,7 +54,7 @@ export const SessionSummary = t.Object(
     password: nullable(t.String()),
     commands: t.Integer({ description: "Commands typed (`cowrie.command.input`)." }),
     files: t.Integer({ description: "Files downloaded or uploaded (`cowrie.session.file_download`, `file_upload`)." }),
-    recording: t.Boolean({ description: "The terminal was recorded (`cowrie.log.closed`); `GET /api/v1/sessions/{id}/recording` serves it once the node has sent it." }),
+    recording: t.Boolean({ description: "The terminal was recorded (`cowrie.log.closed`); `GET /api/v1/sessions/{id}/recording` serves it once the node has sent it (a session that came to the event socket with no node has none)." }),
     closed: t.Boolean({ description: "The session has ended (`cowrie.session.closed`)." }),
   },
   { example: exampleSummary },
@@ -155,6 +155,16 @@ export function toSessionSummary(s: SessionRow): SessionSummary {
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/**
+ * Why a session has no recording to serve. Recordings reach Core only from nodes, on their
+ * control channel: a session whose events came straight to the event socket can never have one.
+ */
+function noRecording(id: number | string, row: SessionRow): string {
+  if (!row.ttylog) return `session ${id} has no recording`;
+  if (row.node_id === null) return `session ${id} was recorded, but no path for a recording exists: its events came to Core's event socket directly, with no node to send the file (relay the honeypot through a node, with --pot-dir for a Cowrie of your own)`;
+  return `session ${id} was recorded, but its node has not sent the recording (yet)`;
+}
 
 /** What a session page shows besides its events: logins, commands and files, in order. */
 function digest(rows: EventRow[]) {
@@ -271,7 +281,7 @@ export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null }) => {
         noQuery(request.url);
         const row = find(params.id);
         const rec = queries.recording(row);
-        if (!rec) throw notFound(row.ttylog ? `session ${params.id} was recorded, but its node has not sent the recording (yet)` : `session ${params.id} has no recording`);
+        if (!rec) throw notFound(noRecording(params.id, row));
         return new Response(rec.data, {
           headers: {
             "content-type": "application/x-asciicast",
