@@ -9,7 +9,7 @@ import type { EventReader } from "../../db/stores";
 import { stringify, toU64 } from "../../protocol/json";
 import { dataJson, recordJson } from "../ingest/record-json";
 import { NodeId } from "../../protocol/types";
-import { Type } from "@sinclair/typebox";
+import { Type, type TAny, type TRecord, type TSchema, type TString } from "@sinclair/typebox";
 import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
@@ -46,6 +46,14 @@ export const GeoRecord = t.Object(
   },
 );
 
+/**
+ * Any object, typed as one. Not a t.Record: Elysia's copy of a response (exact-mirror) assigns
+ * a record's keys one by one into `{}`, and a `__proto__` key (attackers' data has them) then
+ * sets the copy's prototype instead of being a key; an object schema with additional
+ * properties is copied with a spread, which keeps every own key.
+ */
+const EventData = t.Object({}, { additionalProperties: true, description: "Every field of the event that is not one of the columns above." }) as TSchema as TRecord<TString, TAny>;
+
 export const EventRecord = t.Object(
   {
     id: t.Integer({ minimum: 1, description: "Event id: the order Core committed events in." }),
@@ -56,7 +64,7 @@ export const EventRecord = t.Object(
     timestamp: t.String({ description: "Event time, ISO 8601 UTC (the receive time when the event had none)." }),
     src_ip: nullable(t.String({ description: "Attacker's address." })),
     geo: t.Optional(GeoRecord),
-    data: t.Record(t.String(), t.Any(), { description: "Every field of the event that is not one of the columns above." }),
+    data: EventData,
   },
   { example: exampleEvent },
 );

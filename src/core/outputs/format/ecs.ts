@@ -29,14 +29,16 @@ function categorise(type: string): { category: string[]; type: string[]; outcome
 /** Drops undefined values (recursively) so the line holds only what is known. */
 function clean<T>(o: T): T {
   if (Array.isArray(o) || o === null || typeof o !== "object") return o;
-  const out: Record<string, unknown> = {};
+  const kept: [string, unknown][] = [];
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined) continue;
     const c = clean(v);
     if (c !== null && typeof c === "object" && !Array.isArray(c) && Object.keys(c).length === 0) continue;
-    out[k] = c;
+    kept.push([k, c]);
   }
-  return out as T;
+  // Defined, not assigned: a `__proto__` key in a honeypot's data stays a key rather than
+  // becoming the copy's prototype.
+  return Object.fromEntries(kept) as T;
 }
 
 export function toEcs(e: OutEvent): Record<string, unknown> {
