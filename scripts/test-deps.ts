@@ -25,6 +25,12 @@ export const TEST_TOOLS: readonly { command: readonly string[]; pkg: string; use
   { command: ["openssl"], pkg: "openssl", usedBy: "the TLS tests (test certificates)" },
   { command: ["chromium", "chromium-browser"], pkg: "chromium", usedBy: "the Swagger UI and console tests (headless browser)" },
   { command: ["ip"], pkg: "iproute2", usedBy: "the README walkthrough test (its own network namespace)" },
+  { command: ["redis-cli"], pkg: "redis-tools", usedBy: "the redis honeypot tests (a real Redis client)" },
+  { command: ["mariadb"], pkg: "mariadb-client", usedBy: "the mysql honeypot tests (a real MySQL client)" },
+  { command: ["adb"], pkg: "adb", usedBy: "the adb honeypot tests (a real Android Debug Bridge client)" },
+  { command: ["docker"], pkg: "docker.io", usedBy: "the docker honeypot tests (the real Docker client; no engine is started)" },
+  { command: ["nmap"], pkg: "nmap", usedBy: "the honeypot realism tests (nmap -sV must name each emulated product)" },
+  { command: ["nc"], pkg: "netcat-openbsd", usedBy: "the tcp catch-all honeypot tests" },
   { command: ["rsyslogd"], pkg: "rsyslog", usedBy: "the syslog output tests (a private rsyslogd; it is in /usr/sbin, which must be on PATH)" },
   // Debian keeps the server programs in a folder per major version, outside PATH.
   { command: ["initdb"], pkg: "postgresql", paths: ["/usr/lib/postgresql/*/bin/initdb"], usedBy: "the scale-out tests that stop or kill PostgreSQL (a private server in a temporary folder)" },

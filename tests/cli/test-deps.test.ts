@@ -31,7 +31,7 @@ test("without them and without apt-get it names the exact command and fails", ()
   expect(r.code).toBe(1);
   expect(r.stderr).toContain("test-deps: the tests need ssh (openssh-client: ");
   expect(r.stderr).toContain("this is not a Debian-like system with apt-get");
-  expect(r.stderr).toContain("\n    apt-get install -y openssh-client unzip p7zip-full curl git openssl chromium iproute2 rsyslog postgresql nats-server\n");
+  expect(r.stderr).toContain("\n    apt-get install -y openssh-client unzip p7zip-full curl git openssl chromium iproute2 redis-tools mariadb-client adb docker.io nmap netcat-openbsd rsyslog postgresql nats-server\n");
 });
 
 test("PostgreSQL's server programs are found in Debian's per-version folder, the newest version first", () => {
