@@ -141,6 +141,34 @@ describe("sessions from flat Cowrie lines on the event socket", () => {
   });
 });
 
+describe("sessions of any honeypot kind", () => {
+  test("a kind that names its events as Cowrie does gets the same session: login, commands, files, end", async () => {
+    await using core = await startTestCore();
+    const common = { session: "a1b2c3d4e5f6", src_ip: "198.51.100.20", src_port: 40001, dst_port: 5555, protocol: "adb", pot_id: "adb-1", pot_type: "adb" };
+    const at = (s: number) => `2026-11-22T03:00:0${s}.000000Z`;
+    const lines = [
+      { eventid: "adb.session.connect", timestamp: at(0) },
+      { eventid: "adb.login.failed", username: "shell", password: "x", timestamp: at(1) },
+      { eventid: "adb.login.success", username: "shell", password: "", timestamp: at(2) },
+      { eventid: "adb.command.input", input: "getprop ro.product.model", timestamp: at(3) },
+      { eventid: "adb.session.file_upload", filename: "/data/local/tmp/x", shasum: "ab".repeat(32), outfile: "var/x", timestamp: at(4) },
+      { eventid: "adb.session.closed", duration: 5, timestamp: at(5) },
+    ].map((e) => stringify({ ...e, ...common }));
+    await ingest(core, lines);
+    const [row] = (await list(core, "pot_type=adb")).sessions;
+    expect(row).toMatchObject({ session: "a1b2c3d4e5f6", events: 6, login_success: true, username: "shell", commands: 1, files: 1, closed: true });
+    const page = (await getJson(`${core.api}/api/v1/sessions/${row.id}`)).body;
+    expect([page.credentials, page.command_lines, page.file_events]).toEqual([
+      [
+        { timestamp: "2026-11-22T03:00:01.000Z", username: "shell", password: "x", success: false },
+        { timestamp: "2026-11-22T03:00:02.000Z", username: "shell", password: "", success: true },
+      ],
+      [{ timestamp: "2026-11-22T03:00:03.000Z", input: "getprop ro.product.model", found: true }],
+      [{ timestamp: "2026-11-22T03:00:04.000Z", event_type: "adb.session.file_upload", url: null, filename: "/data/local/tmp/x", shasum: "ab".repeat(32), outfile: "var/x" }],
+    ]);
+  });
+});
+
 describe("retention", () => {
   test("sessions that ended before retention_days go, with their recordings; newer ones stay", async () => {
     using dir = tempDir();

@@ -49,13 +49,13 @@ export const SessionSummary = t.Object(
     end: t.String({ description: "Time of its last event so far." }),
     duration: t.Number({ description: "Seconds from the first event to the last." }),
     events: t.Integer({ description: "Events of the session." }),
-    login_success: t.Boolean({ description: "A login succeeded (`cowrie.login.success`)." }),
+    login_success: t.Boolean({ description: "A login succeeded (`cowrie.login.success`, or any kind's `<kind>.login.success`)." }),
     username: nullable(t.String({ description: "Credentials of the first successful login." })),
     password: nullable(t.String()),
-    commands: t.Integer({ description: "Commands typed (`cowrie.command.input`)." }),
-    files: t.Integer({ description: "Files downloaded or uploaded (`cowrie.session.file_download`, `file_upload`)." }),
+    commands: t.Integer({ description: "Commands typed (`cowrie.command.input`, `<kind>.command.input`)." }),
+    files: t.Integer({ description: "Files downloaded or uploaded (`<kind>.session.file_download`, `<kind>.session.file_upload`)." }),
     recording: t.Boolean({ description: "The terminal was recorded (`cowrie.log.closed`); `GET /api/v1/sessions/{id}/recording` serves it once the node has sent it (a session that came to the event socket with no node has none)." }),
-    closed: t.Boolean({ description: "The session has ended (`cowrie.session.closed`)." }),
+    closed: t.Boolean({ description: "The session has ended (`<kind>.session.closed`)." }),
   },
   { example: exampleSummary },
 );
@@ -73,7 +73,7 @@ const Credential = t.Object({ timestamp: t.String(), username: nullable(t.String
 const CommandLine = t.Object({ timestamp: t.String(), input: t.String(), found: t.Boolean({ description: "False when the shell answered that the command was not found (`cowrie.command.failed`)." }) });
 const SessionFile = t.Object({
   timestamp: t.String(),
-  event_type: t.String({ description: "`cowrie.session.file_download` or `cowrie.session.file_upload`." }),
+  event_type: t.String({ description: "`<kind>.session.file_download` or `<kind>.session.file_upload` (`cowrie.session.file_download`, `adb.session.file_upload`, ...)." }),
   url: nullable(t.String()),
   filename: nullable(t.String()),
   shasum: nullable(t.String({ description: "SHA-256 of the file, hex." })),
@@ -174,23 +174,17 @@ function digest(rows: EventRow[]) {
   for (const e of rows) {
     const d = e.data;
     const timestamp = iso(e.ts);
-    switch (e.event_type) {
-      case "cowrie.login.success":
-      case "cowrie.login.failed":
-        credentials.push({ timestamp, username: str(d.username), password: str(d.password), success: e.event_type === "cowrie.login.success" });
-        break;
-      case "cowrie.command.input":
-        commandLines.push({ timestamp, input: str(d.input) ?? "", found: true });
-        break;
-      case "cowrie.command.failed": {
-        const last = commandLines.findLast((c) => c.input === str(d.input));
-        if (last) last.found = false;
-        break;
-      }
-      case "cowrie.session.file_download":
-      case "cowrie.session.file_upload":
-        files.push({ timestamp, event_type: e.event_type, url: str(d.url), filename: str(d.filename), shasum: str(d.shasum), outfile: str(d.outfile) });
-        break;
+    // By the end of the name, as sessions are built (db/session-fields.ts): every kind's logins count.
+    const type = e.event_type;
+    if (type.endsWith(".login.success") || type.endsWith(".login.failed")) {
+      credentials.push({ timestamp, username: str(d.username), password: str(d.password), success: type.endsWith(".login.success") });
+    } else if (type.endsWith(".command.input")) {
+      commandLines.push({ timestamp, input: str(d.input) ?? "", found: true });
+    } else if (type.endsWith(".command.failed")) {
+      const last = commandLines.findLast((c) => c.input === str(d.input));
+      if (last) last.found = false;
+    } else if (type.endsWith(".session.file_download") || type.endsWith(".session.file_upload")) {
+      files.push({ timestamp, event_type: type, url: str(d.url), filename: str(d.filename), shasum: str(d.shasum), outfile: str(d.outfile) });
     }
   }
   return { credentials, commandLines, files };
