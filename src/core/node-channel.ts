@@ -20,6 +20,7 @@ import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../p
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
+import { endLingering } from "../net/linger";
 import { FairShare } from "./ingest/fair-share";
 import { fromScanned } from "./ingest/from-scanned";
 import type { NormaliseContext } from "./ingest/normalise";
@@ -72,6 +73,8 @@ interface Conn {
   remote: string;
   /** A refusal was sent: nothing more is read, and the socket ends once its writes are out. */
   closing: boolean;
+  /** Its writes are out and its FIN sent: what the peer still sends is dropped until it closes. */
+  ending: boolean;
   /** When the chunk being read arrived (its events' received time). */
   lastData: number;
   /** An event of the chunk being read took the fast path: the node is touched once for the chunk. */
@@ -112,7 +115,19 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     c.link.send("RegistrationAck", { node_id: nodeId, accepted: false, message });
     c.link.send("Error", { code, message });
     c.closing = true;
-    if (c.writer.pendingBytes === 0) socket.end();
+    if (c.writer.pendingBytes === 0) endAfterRefusal(c, socket);
+  };
+
+  /** The refused peer reads the refusal whole, however much it wrote after (net/linger.ts). */
+  const endAfterRefusal = (c: Conn, socket: Socket<Conn>) => {
+    if (c.ending) return;
+    c.ending = true;
+    // Read on what it still sends (dropped: the connection is closing), even when paused.
+    if (c.paused) {
+      c.paused = false;
+      socket.resume();
+    }
+    endLingering(socket);
   };
 
   const handle = (c: Conn, socket: Socket<Conn>, msg: Decoded) => {
@@ -280,7 +295,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, lastData: Date.now(), sawEvent: false, paused: false };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, ending: false, lastData: Date.now(), sawEvent: false, paused: false };
         sockets.add(socket);
       },
       data(socket, chunk) {
@@ -301,7 +316,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         const c = socket.data;
         if (!c) return;
         c.writer.drain();
-        if (c.closing && c.writer.pendingBytes === 0) socket.end();
+        if (c.closing && c.writer.pendingBytes === 0) endAfterRefusal(c, socket);
       },
       close(socket) {
         const c = socket.data;

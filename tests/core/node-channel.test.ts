@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { createLogger } from "../../src/log";
+import { parseWithIds } from "../../src/protocol/json";
 import { BIG_ID, LineClient, getJson, registerNode, startTestCore, until } from "../helpers";
 
 /** A logger whose lines the test can read. */
@@ -130,6 +132,32 @@ describe("node control channel", () => {
     node.sendRaw('{"version": 1, "message": {"NodeRegistration": {"node_id": 5, "node_name": "python-node-5", "address": "0.0.0.0", "port": 8080, "node_type": "Agent"}}}');
     expect(await node.nextKind("RegistrationAck")).toEqual({ node_id: 5n, accepted: false, message: "unsupported protocol version 1; this Core speaks version 2" });
     expect(await node.nextKind("Error")).toMatchObject({ code: "unsupported_version" });
+  });
+
+  test("a version-1 node that writes on after its registration reads the whole refusal and an orderly end, not a reset", async () => {
+    await using core = await startTestCore();
+    const socket = connect({ port: core.ports.node, host: "127.0.0.1" });
+    const seen: string[] = [];
+    let text = "";
+    const closed = Promise.withResolvers<void>();
+    socket.on("connect", () => {
+      socket.write('{"version":1,"message":{"NodeRegistration":{"node_id":7,"node_name":"a","node_type":"Full"}}}\n');
+      // More than Core reads in one go: unread when it closed, they made its kernel send a reset.
+      socket.write('{"version":1,"message":{"NodeStatusUpdate":{"node_id":7,"status":"Running"}}}\n'.repeat(16_384));
+    });
+    socket.on("data", (d) => void (text += d));
+    socket.on("end", () => seen.push("end"));
+    socket.on("error", (e: NodeJS.ErrnoException) => seen.push(e.code ?? e.message));
+    socket.on("close", () => closed.resolve());
+    await closed.promise;
+    const message = "unsupported protocol version 1; this Core speaks version 2";
+    expect({ seen, lines: text.trimEnd().split("\n").map((l) => parseWithIds(l)) }).toEqual({
+      seen: ["end"],
+      lines: [
+        { version: 2, message: { RegistrationAck: { node_id: 7n, accepted: false, message } } },
+        { version: 2, message: { Error: { code: "unsupported_version", message } } },
+      ],
+    });
   });
 
   test("a second registration of the same id replaces the old connection", async () => {
