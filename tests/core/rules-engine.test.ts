@@ -4,6 +4,7 @@ import { withGeo } from "../../src/core/outputs/geo";
 import { RuleEngine } from "../../src/core/rules/engine";
 import { RuleError, compileMatch } from "../../src/core/rules/match";
 import { parseRule, type AlertRule } from "../../src/core/rules/model";
+import { MAX_PROGRAM, MAX_TEXT } from "../../src/core/rules/regex";
 
 const T0 = Date.parse("2026-11-23T04:00:00Z");
 let nextId = 1;
@@ -63,8 +64,20 @@ describe("rule conditions", () => {
     expect(m({ fields: [{ field: "data.dst_port", equals: 22 }] })(ev({ data: { dst_port: "22" } }))).toBe(true);
     expect(m({ fields: [{ field: "data.a.b", equals: "x" }] })(ev({ data: { a: { b: "x" } } }))).toBe(true);
     expect(m({ fields: [{ field: "data.username", regex: "^ROOT$", ignore_case: true }] })(ev({ data: { username: "root" } }))).toBe(true);
-    expect(() => m({ fields: [{ field: "data.input", regex: "(wget" }] })).toThrow(/data\.input: Invalid regular expression/);
+    expect(() => m({ fields: [{ field: "data.input", regex: "(wget" }] })).toThrow("data.input: invalid regular expression: missing closing ): `(wget`");
     expect(() => m({ fields: [{ field: "data.input" }] })).toThrow("needs equals or regex");
+  });
+
+  test("regexes run on RE2: its syntax, case folding, and bounds on the pattern and the text", () => {
+    const input = (regex: string, ignore_case = false) => (text: string) => m({ fields: [{ field: "data.input", regex, ignore_case }] })(ev({ data: { input: text } }));
+    expect(["WGET x", "wget x", "Wgetx"].map(input("^wget\\b", true))).toEqual([true, true, false]);
+    expect(["WGET x", "wget x"].map(input("(?i)^wget\\b"))).toEqual([true, true]);
+    expect(["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", "cat passwd"].map(input("^(\\w+\\s?)*$"))).toEqual([false, true]);
+    const wget = input("wget");
+    expect([`${" ".repeat(MAX_TEXT - 4)}wget`, `${" ".repeat(MAX_TEXT - 3)}wget`].map(wget)).toEqual([true, false]);
+    expect(() => m({ fields: [{ field: "data.input", regex: "[a-f0-9]{64}" }] })).not.toThrow();
+    expect(() => m({ fields: [{ field: "data.input", regex: "\\w{500}\\s\\w{500}" }] })).toThrow(`fields: data.input: the pattern compiles to 1003 RE2 instructions, more than ${MAX_PROGRAM} (a repetition x{n} counts n times)`);
+    expect(() => m({ fields: [{ field: "data.input", regex: "\\uFFFF" }] })).toThrow("invalid regular expression: invalid escape sequence: `\\u`");
   });
 
   test("country and ASN read geo, and match nothing without it", () => {

@@ -31,6 +31,8 @@ export type RuleChange = { ok: true } | { ok: false; status: 400 | 404 | 409; co
 
 /** New values remembered per rule at most (about 10 MB of ASNs or addresses across rules). */
 const MAX_SEEN = 200_000;
+/** Longest the rules evaluate events before other work on the thread gets a turn. */
+const SLICE_MS = 10;
 
 export class Rules {
   private readonly defs = new Map<string, { rule: AlertRule; origin: Origin }>();
@@ -164,7 +166,14 @@ export class Rules {
 
   private async deliver(events: OutEvent[]): Promise<void> {
     let raised = 0;
+    let slice = performance.now();
     for (const e of events) {
+      // One event can cost a full-length match per regex (regex.ts): between events, not only
+      // between batches, the thread goes back to acknowledging events and answering REST.
+      if (performance.now() - slice >= SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
       for (const a of this.engine.evaluate(e)) {
         this.deps.ingest.enqueue(alertEvent(a), null);
         raised++;

@@ -1,6 +1,7 @@
 /**
  * Rule conditions compiled to a predicate once, when a rule is defined (a bad regex or CIDR
- * block is refused then, not at the first event). Pure: no clock, no database.
+ * block is refused then, not at the first event). Pure: no clock, no database. Regexes run on
+ * RE2 (regex.ts), as attackers choose the text they are matched against.
  *
  * Country and ASN read `geo.country` and `geo.asn` of the event; until enrichment puts `geo`
  * on events they match nothing (docs/outputs.md).
@@ -8,6 +9,7 @@
 import { BlockList, isIP } from "node:net";
 import { fieldOf, globRegex, type OutEvent } from "../outputs/event";
 import type { RuleMatch } from "./model";
+import { RegexError, compileRegex } from "./regex";
 
 export class RuleError extends Error {
   override name = "RuleError";
@@ -69,12 +71,13 @@ export function compileMatch(m: RuleMatch | undefined): (e: OutEvent) => boolean
   }
   for (const f of m.fields ?? []) {
     if (f.equals === undefined && f.regex === undefined) throw new RuleError(`fields: the condition on ${f.field} needs equals or regex`);
-    let re: RegExp | null = null;
+    let matches: ((text: string) => boolean) | null = null;
     if (f.regex !== undefined) {
       try {
-        re = new RegExp(f.regex, f.ignore_case ? "i" : "");
+        matches = compileRegex(f.regex, f.ignore_case === true);
       } catch (e) {
-        throw new RuleError(`fields: ${f.field}: ${(e as Error).message}`);
+        if (e instanceof RegexError) throw new RuleError(`fields: ${f.field}: ${e.message}`);
+        throw e;
       }
     }
     const path = f.field;
@@ -83,7 +86,7 @@ export function compileMatch(m: RuleMatch | undefined): (e: OutEvent) => boolean
       const v = fieldOf(e, path);
       if (v === undefined || v === null) return false;
       if (equals !== undefined && v !== equals && !(typeof v !== "object" && String(v) === String(equals))) return false;
-      if (re && !(typeof v !== "object" && re.test(String(v)))) return false;
+      if (matches && !(typeof v !== "object" && matches(String(v)))) return false;
       return true;
     });
   }

@@ -2,6 +2,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { firstError, Name } from "../outputs/model";
+import { MAX_PROGRAM, MAX_TEXT } from "./regex";
 
 const OneOrMany = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(item: T, description: string) =>
   Type.Union([item, Type.Array(item, { minItems: 1, maxItems: 1000 })], { description });
@@ -10,7 +11,13 @@ export const FieldCondition = Type.Object(
   {
     field: Type.String({ pattern: "^(data|geo)(\\.[^.]+)+$|^(src_ip|pot_id|pot_type|event_type|node_id)$", description: "Where to look: `data.<key>[.<key>...]` (the honeypot's fields), `geo.country`, `geo.asn`, or a column." }),
     equals: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Boolean()], { description: "Matches when the value is exactly this." })),
-    regex: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "Matches when the value (as text) matches this JavaScript regular expression." })),
+    regex: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: `Matches when the value (as text) matches this regular expression, in RE2 syntax: matching takes time linear in the text, so backreferences and lookaround are refused (400), as is a pattern that compiles to more than ${MAX_PROGRAM} instructions (\`x{n}\` counts n). Reads the first ${MAX_TEXT} characters of the value.`,
+      }),
+    ),
     ignore_case: Type.Optional(Type.Boolean({ default: false, description: "For `regex`." })),
   },
   { additionalProperties: false },
