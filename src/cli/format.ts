@@ -2,6 +2,7 @@
  * Human output of the management commands: pure functions from API bodies to text, so that the
  * shapes are tested without a network and every command prints them the same way.
  */
+import { NO_NODE } from "../protocol/types";
 import type { Node, NodeDetail, Pot } from "./client";
 import { clean, renderFields, renderTable, type Column } from "./table";
 
@@ -46,7 +47,7 @@ export function nodeDetail(node: NodeDetail, width?: number): string {
 export function potsTable(pots: Pot[], nodes: Node[], width?: number): string {
   if (pots.length === 0) return 'No honeypots yet. Install one with "honeybee install NODE cowrie --pot-id ssh-01 --start".';
   const names = new Map(nodes.map((n) => [n.node_id, n.node_name]));
-  const rows = pots.map((p) => ({ ...p, node_name: names.get(p.node_id) ?? "?" }));
+  const rows = pots.map((p) => ({ ...p, node_name: names.get(p.node_id) ?? (p.node_id === NO_NODE ? "(no node)" : "?") }));
   rows.sort((a, b) => byName(a, b) || a.pot_id.localeCompare(b.pot_id));
   return renderTable(
     [

@@ -5,6 +5,8 @@
  */
 import type { Command } from "commander";
 import type { PotLogsData, PotMetricsData, RemovedPotData } from "../protocol/command-data";
+import { toU64 } from "../protocol/json";
+import { NO_NODE } from "../protocol/types";
 import type { Node } from "./client";
 import { action, wholeNumber, withConnection, type Ctx } from "./command";
 import { CliError, usageError } from "./errors";
@@ -22,7 +24,7 @@ interface Answer<T> {
 const NODE_GONE = new Set(["Unknown", "Stopped"]);
 
 /** Sends one command and returns the node's CommandResult for it. */
-async function ask<T>(ctx: Ctx, node: Node, command: Record<string, unknown>, timeoutS: number): Promise<Answer<T>> {
+async function ask<T>(ctx: Ctx, node: Pick<Node, "node_id" | "node_name">, command: Record<string, unknown>, timeoutS: number): Promise<Answer<T>> {
   const name = Object.keys(command)[0]!;
   const feed = await LiveFeed.connect(ctx.ws, { kinds: ["CommandResult", "NodeStatusUpdate", "NodeDrop"], node_id: node.node_id }, ctx.token);
   try {
@@ -128,18 +130,21 @@ export function registerPotAnswerCommands(program: Command): void {
     timeout(
       program
         .command("remove")
-        .description("stop a honeypot and delete it and its files from its node and from Core's registry (also clears a failed install)")
-        .argument("<node>", "node id, or node name")
+        .description("stop a honeypot and delete it and its files from its node and from Core's registry (also clears a failed install, and an External pot from the registry)")
+        .argument("<node>", "node id, or node name (0: an External pot of no node)")
         .argument("<pot>", "honeypot id"),
     ),
   ).action(
     action<{ timeout: number }>(async (ctx, [ref, pot], opts) => {
       const potId = checkPotId(pot!);
-      const node = await ctx.api.resolveNode(ref!);
+      // Node 0 is no node: External pots whose events name none (`honeybee pots` lists them so).
+      const node = toU64(ref!) === NO_NODE ? { node_id: NO_NODE, node_name: "(no node)" } : await ctx.api.resolveNode(ref!);
       const a = await ask<RemovedPotData>(ctx, node, { RemovePot: potId }, opts.timeout);
       if (ctx.json) ctx.printJson({ node_id: node.node_id, node_name: node.node_name, pot_id: potId, ok: a.ok, removed: a.data?.removed ?? false, message: a.message });
       if (!a.ok) throw new CliError(`node ${nodeLabel(node)} could not remove ${potId}: ${clean(a.message)}`);
-      if (!ctx.json) ctx.out(a.data?.removed === false ? `${potId} was not on node ${nodeLabel(node)}; removed it from Core's registry` : `removed ${potId} from node ${nodeLabel(node)}`);
+      if (ctx.json) return;
+      if (node.node_id === NO_NODE) ctx.out(`${potId} had no node; removed it from Core's registry`);
+      else ctx.out(a.data?.removed === false ? `${potId} was not on node ${nodeLabel(node)}; removed it from Core's registry` : `removed ${potId} from node ${nodeLabel(node)}`);
     }),
   );
 }

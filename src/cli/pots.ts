@@ -44,11 +44,11 @@ function waitOptions(cmd: Command, seconds: number): Command {
 }
 
 /** Sends a command through REST; Core's refusals become errors that say what to do. */
-export async function sendCommand(ctx: Ctx, node: Node, command: Record<string, unknown>): Promise<string> {
+export async function sendCommand(ctx: Ctx, node: Pick<Node, "node_id">, command: Record<string, unknown>): Promise<string> {
   try {
     return (await ctx.api.sendCommand(node.node_id, command)).command_id;
   } catch (e) {
-    if (e instanceof ApiError && e.status === 409) throw new CliError(`${e.message}; is its node agent running? check with "honeybee nodes"`);
+    if (e instanceof ApiError && e.code === "node_not_connected") throw new CliError(`${e.message}; is its node agent running? check with "honeybee nodes"`);
     if (e instanceof ApiError && e.status === 400) throw usageError(e.message);
     explainNotFound(e);
   }

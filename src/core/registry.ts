@@ -6,8 +6,23 @@
 import type { Logger } from "../log";
 import type { NodeRow, PotRow } from "../db/registry-store";
 import type { RegistryStorage } from "../db/stores";
+import { RateLimitedLog } from "../net/rate-limited-log";
 import type { NodeRegistration, PotStatusUpdate } from "../protocol/messages";
+import { EXTERNAL, NO_NODE, POT_ID_PATTERN } from "../protocol/types";
 import type { MessageBus } from "./bus";
+import type { PotSighting } from "./ingest/batch-sources";
+
+const POT_ID = new RegExp(POT_ID_PATTERN);
+/**
+ * External pots come from what senders claim: a sender inventing pot ids must not grow the
+ * registry (every node page, every list) without bound. Past this, new ones are only logged.
+ */
+const MAX_EXTERNAL_POTS = 10_000;
+/** Removals remembered, so that a removed pot's late events do not bring it back (oldest forgotten first). */
+const MAX_REMOVALS = 10_000;
+
+/** A pot's status as the registry shows it: a node's PotStatusUpdate, or Core's External. */
+type PotState = Omit<PotStatusUpdate, "status"> & { status: string };
 
 /** A node's live connection, as the registry and the command router see it. */
 export interface NodeLink {
@@ -26,6 +41,11 @@ export class Registry {
   private pots = new Map<string, PotRow>();
   /** pot_id -> node_id, to stamp events that arrive without a node_id. */
   private potOwner = new Map<string, bigint>();
+  /** Keys of the External pots, to bound them. */
+  private external = new Set<string>();
+  /** When each removed pot left the registry (key -> ms), oldest first. */
+  private removedAt = new Map<string, number>();
+  private readonly warn: RateLimitedLog;
   private watchdog: ReturnType<typeof setInterval> | null = null;
   /** Moves on every change, so readers can cache what they built from the registry. */
   version = 0;
@@ -38,6 +58,7 @@ export class Registry {
     /** Alone, no node is connected at start; in a cluster other instances hold theirs (presence decides). */
     shared = false,
   ) {
+    this.warn = new RateLimitedLog(logger);
     if (!shared) store.markAllNodesUnknown();
     for (const row of store.listNodes()) this.nodes.set(row.node_id, { row, link: null });
     for (const pot of store.listPots()) this.setPot(pot);
@@ -96,7 +117,34 @@ export class Registry {
     this.store.upsertPot(this.showPot(u));
   }
 
-  /** A pot its node removed (RemovePot): gone from the registry; its events stay. */
+  /**
+   * Pots named by a committed batch's events, once per batch and distinct source: a (node, pot)
+   * the registry does not know becomes an External pot with the kind its events name; a known
+   * one keeps what its node reported. Events from before a pot's removal do not bring it back:
+   * a node's spool may deliver them after the RemovePot's result.
+   */
+  sighted(sightings: readonly PotSighting[]): void {
+    for (const s of sightings) {
+      if (s.potId === null) continue;
+      const key = `${s.nodeId ?? NO_NODE}/${s.potId}`;
+      if (this.pots.has(key) || !POT_ID.test(s.potId)) continue;
+      const removed = this.removedAt.get(key);
+      if (removed !== undefined && s.newest <= removed) continue;
+      if (this.external.size >= MAX_EXTERNAL_POTS) {
+        this.warn.warn("external-cap", { pot_id: s.potId, node_id: s.nodeId }, `${MAX_EXTERNAL_POTS} External pots are registered; events of further unknown pots are stored, their pots not registered`);
+        continue;
+      }
+      const nodeId = s.nodeId === null ? NO_NODE : BigInt(s.nodeId);
+      const message =
+        nodeId === NO_NODE
+          ? "its events come straight to Core's event socket and name no node; Core did not install it"
+          : "its events come through this node, which did not install it (a honeypot sending to the node's relay with a pot id of its own)";
+      this.store.upsertPot(this.showPot({ node_id: nodeId, pot_id: s.potId, pot_type: s.potType ?? "unknown", status: EXTERNAL, message }));
+      this.logger.info({ node_id: nodeId.toString(), pot_id: s.potId, pot_type: s.potType }, "events of a pot no node reported: registered it as External");
+    }
+  }
+
+  /** A pot its node removed (RemovePot), or an External pot removed by an operator: gone from the registry; its events stay. */
   removePot(nodeId: bigint, potId: string): void {
     if (!this.forgetPot(nodeId, potId)) return;
     this.store.deletePot(nodeId, potId);
@@ -202,6 +250,10 @@ export class Registry {
     return nodeId === undefined ? all : all.filter((p) => p.node_id === nodeId);
   }
 
+  pot(nodeId: bigint, potId: string): PotRow | null {
+    return this.pots.get(`${nodeId}/${potId}`) ?? null;
+  }
+
   nodeOfPot(potId: string): bigint | null {
     return this.potOwner.get(potId) ?? null;
   }
@@ -219,7 +271,7 @@ export class Registry {
   }
 
   /** A pot's status in the view and on the bus; returns its row. */
-  private showPot(u: PotStatusUpdate): PotRow {
+  private showPot(u: PotState): PotRow {
     const row: PotRow = { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, message: u.message ?? null, updated_at: Date.now() };
     this.setPot(row);
     this.bus.publish("PotStatusUpdate", { node_id: u.node_id, pot_id: u.pot_id, pot_type: u.pot_type, status: u.status, ...(u.message ? { message: u.message } : {}) }, { node_id: u.node_id, pot_id: u.pot_id });
@@ -228,15 +280,24 @@ export class Registry {
 
   /** Takes a pot out of the view; false when it was not in it. */
   private forgetPot(nodeId: bigint, potId: string): boolean {
-    if (!this.pots.delete(`${nodeId}/${potId}`)) return false;
+    const key = `${nodeId}/${potId}`;
+    if (!this.pots.delete(key)) return false;
     this.version++;
+    this.external.delete(key);
+    this.removedAt.delete(key);
+    this.removedAt.set(key, Date.now());
+    if (this.removedAt.size > MAX_REMOVALS) this.removedAt.delete(this.removedAt.keys().next().value!);
     if (this.potOwner.get(potId) === nodeId) this.potOwner.delete(potId);
     return true;
   }
 
   private setPot(p: PotRow): void {
     this.version++;
-    this.pots.set(`${p.node_id}/${p.pot_id}`, p);
-    this.potOwner.set(p.pot_id, p.node_id);
+    const key = `${p.node_id}/${p.pot_id}`;
+    this.pots.set(key, p);
+    if (p.status === EXTERNAL) this.external.add(key);
+    else this.external.delete(key);
+    // Events that name no node stay without one: a pot of no node owns nothing.
+    if (p.node_id !== NO_NODE) this.potOwner.set(p.pot_id, p.node_id);
   }
 }

@@ -22,8 +22,17 @@ export const NodeStatus = Type.String({
   description: "Node status: Connected, Deploying, Running, Stopped, Failed or Unknown.",
   example: "Running",
 });
+/**
+ * Core's own status for a pot that no node reported: a honeypot that sends events (to its
+ * node's relay, or straight to Core) without having been installed by its node. Never sent by
+ * a node, so not among POT_STATUSES.
+ */
+export const EXTERNAL = "External";
+/** The node id of an External pot whose events name no node (sent straight to the event socket). */
+export const NO_NODE = 0n;
 export const PotStatus = Type.String({
-  description: "Honeypot status: Installing, Running, Stopped or Failed.",
+  description:
+    "Honeypot status: Installing, Running, Stopped or Failed, as its node reports; External for a pot Core registered from its events alone (a honeypot its node did not install, or one that sends straight to Core's event socket): Core cannot start or stop it, only remove it from the registry.",
   example: "Running",
 });
 

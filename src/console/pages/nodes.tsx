@@ -3,7 +3,8 @@
  * (start, stop, restart, remove), installing from the catalogue with the manifest's settings
  * as a form, and the node's command history with the node's answers. Commands go through
  * POST /api/v1/nodes/{id}/commands; the feed's CommandResult and status messages refresh the
- * page when they come back. A read token sees all of it but the controls.
+ * page when they come back. A read token sees all of it but the controls. An External pot
+ * (events from a honeypot its node did not install) offers only Remove: Core cannot run it.
  */
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -32,6 +33,22 @@ export function NodesPage() {
             </tr>
           </thead>
           <tbody>
+            {pots?.honeypots.some((p) => p.node_id === NO_NODE) && (
+              <tr key="no-node" data-testid="no-node">
+                <td class="muted">no node</td>
+                <td />
+                <td />
+                <td>
+                  {pots.honeypots
+                    .filter((p) => p.node_id === NO_NODE)
+                    .map((p) => (
+                      <span key={p.pot_id} class="pot">
+                        {p.pot_id} <span class="muted">({p.pot_type})</span> <Status value={p.status} />
+                      </span>
+                    ))}
+                </td>
+              </tr>
+            )}
             {nodes?.nodes.map((n) => (
               <tr key={n.node_id}>
                 <td>
@@ -85,6 +102,8 @@ function useStatusFeed(reload: () => void, node_id?: string) {
 }
 
 type PotCommand = "DeployPot" | "StopPot" | "RestartPot" | "RemovePot";
+/** Node ids as the console reads them (strings); "0" holds the External pots whose events name no node. */
+const NO_NODE = "0";
 
 function InstallForm({ nodeId, onSent }: { nodeId: string; onSent: (id: string) => void }) {
   const cat = useAsync(() => get<{ kinds: CatalogueKind[] }>("/api/v1/catalogue"), []);
@@ -176,8 +195,9 @@ export function NodePage({ id }: { id: string }) {
   // "Last seen" moves with heartbeats, which change nothing else.
   useInterval(() => node.reload(), 15_000);
   const operator = me.role === "operator";
-  const send = async (command: PotCommand, potId: string) => {
-    if (command === "RemovePot" && !confirm(`Remove ${potId}? Its files on the node are deleted; its events stay.`)) return;
+  const send = async (command: PotCommand, potId: string, external = false) => {
+    const question = external ? `Remove ${potId} from the registry? Core did not install it, so nothing is deleted; it comes back if it sends events again.` : `Remove ${potId}? Its files on the node are deleted; its events stay.`;
+    if (command === "RemovePot" && !confirm(question)) return;
     setError(null);
     try {
       await post(`/api/v1/nodes/${encodeURIComponent(id)}/commands`, { [command]: potId });
@@ -250,16 +270,20 @@ export function NodePage({ id }: { id: string }) {
                   </td>
                   {operator && (
                     <td class="actions">
-                      <button type="button" aria-label={`Start ${p.pot_id}`} onClick={() => send("DeployPot", p.pot_id)}>
-                        Start
-                      </button>
-                      <button type="button" aria-label={`Stop ${p.pot_id}`} onClick={() => send("StopPot", p.pot_id)}>
-                        Stop
-                      </button>
-                      <button type="button" aria-label={`Restart ${p.pot_id}`} onClick={() => send("RestartPot", p.pot_id)}>
-                        Restart
-                      </button>
-                      <button type="button" class="danger" aria-label={`Remove ${p.pot_id}`} onClick={() => send("RemovePot", p.pot_id)}>
+                      {p.status !== "External" && (
+                        <>
+                          <button type="button" aria-label={`Start ${p.pot_id}`} onClick={() => send("DeployPot", p.pot_id)}>
+                            Start
+                          </button>
+                          <button type="button" aria-label={`Stop ${p.pot_id}`} onClick={() => send("StopPot", p.pot_id)}>
+                            Stop
+                          </button>
+                          <button type="button" aria-label={`Restart ${p.pot_id}`} onClick={() => send("RestartPot", p.pot_id)}>
+                            Restart
+                          </button>
+                        </>
+                      )}
+                      <button type="button" class="danger" aria-label={`Remove ${p.pot_id}`} onClick={() => send("RemovePot", p.pot_id, p.status === "External")}>
                         Remove
                       </button>
                     </td>

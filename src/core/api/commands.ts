@@ -66,7 +66,7 @@ const COMMAND_ERRORS = {
     message: "invalid argument for DeployPot: /DeployPot Expected string to match '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'",
   }),
   404: commandError("No node with this id is registered (code not_found).", { code: "not_found", message: "node 42 is not registered" }),
-  409: commandError("The node is registered but not connected (code node_not_connected).", {
+  409: commandError("The node is registered but not connected (code node_not_connected), or the command is for an External pot, which no node installed, so only RemovePot applies (code pot_external).", {
     code: "node_not_connected",
     message: "node 18446744073709551557 is not connected; its status is Unknown",
   }),
@@ -110,7 +110,9 @@ export const commandsApi = (router: CommandRouter, store: CommandStorage, securi
           description:
             "Validates the command, records it and sends it to the node over its control connection with a command_id. " +
             "The body is one command object (a NodeCommand `{node_id, command}` around it is accepted too); pick one of the examples. " +
-            "400: not a command shape; 404: unknown node; 409: node not connected. Follow the outcome, and the node's answer in `data`, with GET /api/v1/commands/{command_id}.",
+            "400: not a command shape; 404: unknown node; 409: node not connected, or a command other than RemovePot for an External pot. " +
+            "RemovePot for an External pot (status External: Core registered it from its events; node 0 when they name no node) is Core's own: it takes the pot out of the registry at once, without the node, and its record is `succeeded`. " +
+            "Follow the outcome, and the node's answer in `data`, with GET /api/v1/commands/{command_id}.",
           // A copy: the OpenAPI document is rewritten in place (openapi.ts), and the router's checks read Command.
           requestBody: { required: true, content: { "application/json": structuredClone({ schema: Command as any, examples: BODY_EXAMPLES }) } },
         },

@@ -4,7 +4,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { NodeId, NodeStatus, NodeType, PotStatus } from "../../protocol/types";
+import { NodeId, NodeStatus, NodeType, PotStatus, U64 } from "../../protocol/types";
 
 export const NodeSummary = t.Object(
   {
@@ -53,7 +53,12 @@ export const NodeDetail = t.Composite(
 );
 export type NodeDetail = typeof NodeDetail.static;
 
-export const Honeypot = t.Composite([t.Object({ node_id: NodeId }), HoneypotInNode]);
+export const Honeypot = t.Composite([
+  t.Object({
+    node_id: U64({ description: "The node hosting the honeypot (unsigned 64-bit integer, exact); 0 for an External pot whose events name no node (sent straight to Core's event socket).", example: 18446744073709551557n }),
+  }),
+  HoneypotInNode,
+]);
 export type Honeypot = typeof Honeypot.static;
 
 export const NodeList = t.Object({ nodes: t.Array(NodeSummary) });

@@ -11,7 +11,9 @@ import type { CommandStorage } from "../../db/stores";
 import type { Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { toU64 } from "../../protocol/json";
+import type { RemovedPotData } from "../../protocol/command-data";
 import { COMMAND_NAMES, Command, commandName, commandPotId, normaliseCommand, variant, type CommandResult } from "../../protocol/messages";
+import { EXTERNAL, NO_NODE } from "../../protocol/types";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
 
@@ -102,6 +104,9 @@ export class CommandRouter {
     if (nodeId === null) return { ok: false, status: 400, code: "bad_request", message: "node_id must be an unsigned 64-bit integer", node_id: null };
     const valid = validateCommand(rawCommand);
     if (!valid.ok) return { ok: false, status: 400, code: valid.code, message: valid.message, node_id: nodeId };
+    const potId = commandPotId(valid.command);
+    // No node runs an External pot: Core answers for it, whether or not its node is connected.
+    if (potId !== null && this.registry.pot(nodeId, potId)?.status === EXTERNAL) return this.external(nodeId, potId, valid.command, origin);
     if (!this.registry.hasNode(nodeId)) return { ok: false, status: 404, code: "not_found", message: `node ${nodeId} is not registered`, node_id: nodeId };
     const link = this.registry.link(nodeId);
     const remote = !link && this.remote?.heldElsewhere(nodeId) ? this.remote : null;
@@ -121,6 +126,36 @@ export class CommandRouter {
     this.store.update(command_id, "sent", null, Date.now());
     this.logger.info({ command_id, node_id: nodeId.toString(), command: name, source: origin.source, remote: origin.remote, principal: origin.principal }, "command sent");
     return { ok: true, command_id, node_id: nodeId, message: `${name} sent to node ${nodeId}` };
+  }
+
+  /**
+   * A command for an External pot: RemovePot takes it out of the registry (Core's own answer,
+   * recorded and on the feed as a node's would be); anything else is refused, since no node
+   * installed it.
+   */
+  private external(nodeId: bigint, potId: string, command: Command, origin: CommandOrigin): IssueResult {
+    const name = commandName(command);
+    const where = nodeId === NO_NODE ? `pot ${potId} (no node: its events come straight to Core)` : `pot ${potId} on node ${nodeId}`;
+    if (name !== "RemovePot") {
+      const what = name === "InstallPot" ? "a pot id an External pot uses cannot be installed over" : "Core cannot start, stop or query it";
+      return {
+        ok: false,
+        status: 409,
+        code: "pot_external",
+        message: `${where} is External: it sends events, but no node installed it, so ${what}; stop it where it runs, or remove it from the registry with "honeybee remove ${nodeId} ${potId}" (RemovePot)`,
+        node_id: nodeId,
+      };
+    }
+    const command_id = crypto.randomUUID();
+    const now = Date.now();
+    this.store.insert({ command_id, node_id: nodeId, command: name, pot_id: potId, body: command, status: "issued", message: null, source: origin.source, principal: origin.principal, remote_addr: origin.remote }, now);
+    const message = `removed External ${where} from Core's registry (Core never ran it); it comes back if its events go on`;
+    const data: RemovedPotData = { pot_id: potId, removed: false };
+    this.store.update(command_id, "succeeded", message, Date.now(), data);
+    this.registry.removePot(nodeId, potId);
+    this.logger.info({ command_id, node_id: nodeId.toString(), pot_id: potId, source: origin.source, remote: origin.remote, principal: origin.principal }, "External honeypot removed from the registry");
+    this.bus.publish("CommandResult", { command_id, node_id: nodeId, ok: true, message, data }, { node_id: nodeId });
+    return { ok: true, command_id, node_id: nodeId, message };
   }
 
   /** The holder answered (it sent the command and closes the record) or did not: the record says which. */

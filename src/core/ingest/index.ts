@@ -12,6 +12,7 @@ import type { Logger } from "../../log";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
 import { EventPipeline } from "./pipeline";
+import type { PotSighting } from "./batch-sources";
 import type { Ingest } from "./types";
 import { inlineWriter, workerWriter, type WriterChannel } from "./writer";
 import { pgWriter } from "./writer-pg";
@@ -25,7 +26,7 @@ export interface IngestDeps {
   postgres?: { url: string; start: IngestStart } | null;
   config: CoreConfig;
   bus: MessageBus;
-  registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf">>;
+  registry: Pick<Registry, "nodeOfPot"> & Partial<Pick<Registry, "potTypeOf" | "sighted">>;
   logger: Logger;
   /** Each committed batch's size, lag and events per type, and each rejection's code, for the metrics. */
   onBatchCommitted?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
@@ -66,6 +67,7 @@ function pipelineDeps(deps: IngestDeps) {
     logger: deps.logger,
     nodeOfPot: (potId: string) => deps.registry.nodeOfPot(potId),
     potTypeOf: (nodeId: bigint | null, potId: string) => deps.registry.potTypeOf?.(nodeId, potId) ?? null,
+    onSources: deps.registry.sighted ? (sightings: PotSighting[]) => deps.registry.sighted!(sightings) : undefined,
     writerGate: deps.writerGate,
     onBatchCommitted: deps.onBatchCommitted,
     onReject: deps.onReject,

@@ -17,6 +17,7 @@ import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
 import { logBatch, publishBatch, typeCounts } from "./batch-out";
 import { newBatch, reserve, spoolPositions, storageOf, toWire, type Batch, type Storage } from "./batch";
+import { BatchSources, type PotSighting } from "./batch-sources";
 import { Dictionaries } from "./dictionaries";
 import { RetentionSweep } from "./retention";
 import { fromNodeEvent, normalise, parseData, toIngestEvent, type IngestEvent } from "./normalise";
@@ -47,6 +48,8 @@ export interface PipelineOptions {
   onBatchCommitted?: (events: number, lagSeconds: number, byType: Map<string, number>) => void;
   /** Told of each rejected line or message, by error code. */
   onReject?: (code: string) => void;
+  /** Told of each committed batch's distinct sources, before its acknowledgements (the registry's External pots). */
+  onSources?: (sightings: PotSighting[]) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -65,6 +68,7 @@ export class EventPipeline implements Ingest {
   private readonly cfg: PipelineOptions["config"];
 
   private readonly dict: Dictionaries;
+  private readonly sources = new BatchSources();
 
   private current: Batch | null = null;
   /** Bytes to allocate for the next batch's data: what the last one needed, so it rarely grows. */
@@ -367,6 +371,8 @@ export class EventPipeline implements Ingest {
     if (this.eventLine) logBatch(b, firstId, this.dict, this.eventLine);
     if (firstId !== null && this.opts.bus.wants("PotEvent")) publishBatch(b, firstId, this.dict, this.opts.bus, this.opts.enrich);
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
+    // Before the acks: a sender that waited for its ack finds the pot registered.
+    if (this.opts.onSources) this.opts.onSources(this.sources.of(b, this.dict));
     if (firstId !== null) for (const l of this.commitListeners) l(firstId + b.n - 1);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
