@@ -101,3 +101,31 @@ describe("the repository speaks of itself", () => {
     expect(kinds.find((k) => k.manifest.name === "cowrie")!.manifest.config.hostname!.default).toBe("debian");
   });
 });
+
+describe("the Node.js the README names", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const twoCommands = readme.slice(readme.indexOf("## Two commands"), readme.indexOf("\n## ", readme.indexOf("## Two commands") + 1));
+  const named = /Node\.js (\d+)\.(\d+) or later/.exec(twoCommands);
+  const version = named ? `${named[1]}.${named[2]}.0` : "not named";
+
+  test("is named under Two commands, and package.json's engines say the same", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    expect({ version, engines: pkg.engines?.node }).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.0$/), engines: `>=${version}` });
+  });
+
+  // npm warns (EBADENGINE) about any package whose engines leave that version out.
+  test("is one every locked and installed package accepts", () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")).packages as Record<string, { engines?: { node?: string } }>;
+    const refusing: string[] = [];
+    for (const [path, entry] of Object.entries(lock)) {
+      if (!path) continue;
+      let installed: { engines?: { node?: string } } | null = null;
+      try {
+        installed = JSON.parse(readFileSync(join(ROOT, path, "package.json"), "utf8"));
+      } catch {}
+      for (const [where, range] of [["locked", entry.engines?.node], ["installed", installed?.engines?.node]])
+        if (typeof range === "string" && !Bun.semver.satisfies(version, range)) refusing.push(`${path} (${where}): node ${range}`);
+    }
+    expect(refusing).toEqual([]);
+  });
+});
