@@ -5,7 +5,7 @@ import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { ApiError, type Me, type TopEntry } from "./api";
-import { num } from "./format";
+import { num, summary } from "./format";
 
 export const MeContext = createContext<Me>({ name: "anonymous", role: "operator", auth_enabled: false });
 export const useMe = () => useContext(MeContext);
@@ -105,7 +105,7 @@ export function TopTable({ rows, label, href, testid }: { rows: TopEntry[] | und
           <tr key={r.value}>
             <td class="bar-cell">
               <span class="bar" style={{ width: `${(100 * r.count) / max}%` }} />
-              <span class="val">{href ? <a href={href(r.value)}>{r.value}</a> : r.value}</span>
+              <bdi class="val">{href ? <a href={href(r.value)}>{r.value}</a> : r.value}</bdi>
             </td>
             <td class="n">{num(r.count)}</td>
           </tr>
@@ -115,8 +115,36 @@ export function TopTable({ rows, label, href, testid }: { rows: TopEntry[] | und
   );
 }
 
+/*
+ * Attackers choose what they type, and a right-to-left override (U+202E) in it turns the rest
+ * of its line around: "\u202eevil / pw" reads "wp / live". HTML isolates each table cell, list
+ * item and paragraph; within one, each of their values goes in a <bdi>, which isolates it.
+ */
+
+/** A username and password as the attacker typed them, each isolated. */
+export function Credentials({ username, password }: { username: unknown; password: unknown }) {
+  return (
+    <>
+      <bdi>{String(username ?? "")}</bdi> / <bdi>{String(password ?? "")}</bdi>
+    </>
+  );
+}
+
+/** An event's summary (format.ts) with the attacker's values isolated. */
+export function Summary({ e }: { e: { event_type: string; data: Record<string, any> } }) {
+  const d = e.data ?? {};
+  if (d.username !== undefined && d.password !== undefined) return <Credentials username={d.username} password={d.password} />;
+  const text = summary(e);
+  return text ? <bdi>{text}</bdi> : null;
+}
+
+// The formatting characters of bidi (embeddings, overrides, isolates, marks) as JSON escapes:
+// still the same JSON, and the reader sees them instead of text turned around.
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
 export function Json({ value }: { value: unknown }) {
-  return <pre class="json">{JSON.stringify(value, null, 2)}</pre>;
+  const text = JSON.stringify(value, null, 2).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return <pre class="json">{text}</pre>;
 }
 
 const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();

@@ -4,9 +4,10 @@
  * and downloads. Country and network appear when events carry `geo` (GeoIP on Core). Its
  * sessions come from GET /api/v1/sessions?src_ip= (every one, not only those in the newest events).
  */
+import { Fragment } from "preact";
 import { ApiError, get, qs, type EventRecord } from "../api";
-import { Card, ErrorNote, useAsync } from "../components";
-import { num, summary, time } from "../format";
+import { Card, Credentials, ErrorNote, Summary, useAsync } from "../components";
+import { num, time } from "../format";
 import { SessionsTable } from "../sessions/table";
 import type { SessionPage, SessionSummary } from "../sessions/types";
 
@@ -54,7 +55,8 @@ export function AttackerPage({ ip }: { ip: string }) {
   const events = r.data?.events ?? [];
   const newest = events[0];
   const oldest = events[events.length - 1];
-  const creds = counted(events.filter((e) => e.data?.username !== undefined && e.data?.password !== undefined).map((e) => `${e.data.username} / ${e.data.password}`));
+  const tried = events.filter((e) => e.data?.username !== undefined && e.data?.password !== undefined).map((e) => [String(e.data.username), String(e.data.password)] as const);
+  const creds = counted(tried.map((c) => JSON.stringify(c))).map(([c, n]) => [JSON.parse(c) as [string, string], n] as const);
   const commands = events.filter((e) => typeof e.data?.input === "string" && e.event_type.includes("command"));
   const downloads = events.filter((e) => typeof e.data?.url === "string");
   const sessions = counted(events.map((e) => e.data?.session).filter((s): s is string => typeof s === "string"));
@@ -90,7 +92,16 @@ export function AttackerPage({ ip }: { ip: string }) {
             </div>
             <div>
               <dt>Honeypots</dt>
-              <dd>{pots.map(([p, n]) => `${p} (${n})`).join(", ") || "–"}</dd>
+              <dd>
+                {pots.length === 0
+                  ? "–"
+                  : pots.map(([p, n], i) => (
+                      <Fragment key={p}>
+                        {i > 0 && ", "}
+                        <bdi>{p}</bdi> ({n})
+                      </Fragment>
+                    ))}
+              </dd>
             </div>
             <div>
               <dt>Country, network</dt>
@@ -106,9 +117,11 @@ export function AttackerPage({ ip }: { ip: string }) {
                       <td class="muted">none</td>
                     </tr>
                   )}
-                  {creds.map(([c, n]) => (
-                    <tr key={c}>
-                      <td class="mono">{c}</td>
+                  {creds.map(([[username, password], n]) => (
+                    <tr key={`${username}\n${password}`}>
+                      <td class="mono">
+                        <Credentials username={username} password={password} />
+                      </td>
                       <td class="n">{n}</td>
                     </tr>
                   ))}
@@ -120,7 +133,7 @@ export function AttackerPage({ ip }: { ip: string }) {
                 {commands.length === 0 && <li class="muted">none</li>}
                 {commands.map((e) => (
                   <li key={e.id} title={time(e.timestamp)}>
-                    {e.data.input}
+                    <bdi>{e.data.input}</bdi>
                   </li>
                 ))}
               </ol>
@@ -129,7 +142,9 @@ export function AttackerPage({ ip }: { ip: string }) {
               <ul class="plain mono">
                 {downloads.length === 0 && <li class="muted">none</li>}
                 {downloads.map((e) => (
-                  <li key={e.id}>{e.data.url}</li>
+                  <li key={e.id}>
+                    <bdi>{e.data.url}</bdi>
+                  </li>
                 ))}
               </ul>
             </Card>
@@ -148,7 +163,7 @@ export function AttackerPage({ ip }: { ip: string }) {
                 {sessions.length === 0 && <li class="muted">none</li>}
                 {sessions.map(([s, n]) => (
                   <li key={s}>
-                    {s} <span class="muted">{n} events</span>
+                    <bdi>{s}</bdi> <span class="muted">{n} events</span>
                   </li>
                 ))}
               </ul>
@@ -169,9 +184,13 @@ export function AttackerPage({ ip }: { ip: string }) {
                   {events.slice(0, 500).map((e) => (
                     <tr key={e.id}>
                       <td class="mono nowrap">{time(e.timestamp)}</td>
-                      <td>{e.pot_id}</td>
+                      <td>
+                        <bdi>{e.pot_id}</bdi>
+                      </td>
                       <td class="mono">{e.event_type}</td>
-                      <td class="ellipsis">{summary(e)}</td>
+                      <td class="ellipsis">
+                        <Summary e={e} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>

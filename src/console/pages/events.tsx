@@ -6,8 +6,8 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { get, qs, type EventRecord } from "../api";
-import { ErrorNote, Json, useAsync } from "../components";
-import { summary, time } from "../format";
+import { ErrorNote, Json, Summary, useAsync } from "../components";
+import { time } from "../format";
 import { navigate } from "../router";
 
 const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until", "country"] as const;
@@ -158,7 +158,9 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
                   <td class="mono">{e.src_ip ? <a href={`/attackers/${encodeURIComponent(e.src_ip)}`}>{e.src_ip}</a> : "–"}</td>
                   <td>{e.pot_id ?? "–"}</td>
                   <td class="mono">{e.event_type}</td>
-                  <td class="ellipsis">{summary(e)}</td>
+                  <td class="ellipsis">
+                    <Summary e={e} />
+                  </td>
                 </tr>
                 {open === e.id && (
                   <tr class="json-row">

@@ -7,9 +7,9 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { get, type EventRecord, type NodeSummary, type Pot } from "../api";
-import { useAsync } from "../components";
+import { Summary, useAsync } from "../components";
 import { openFeed, type FeedState } from "../feed";
-import { summary, time } from "../format";
+import { time } from "../format";
 
 const KEEP = 1000;
 const SHOWN = 200;
@@ -232,7 +232,9 @@ export function LivePage() {
                 <td class="mono">{e.src_ip ? <a href={`/attackers/${encodeURIComponent(e.src_ip)}`}>{e.src_ip}</a> : "–"}</td>
                 <td>{e.pot_id ?? "–"}</td>
                 <td class="mono">{e.event_type}</td>
-                <td class="ellipsis">{summary(e)}</td>
+                <td class="ellipsis">
+                  <Summary e={e} />
+                </td>
               </tr>
             ))}
             {shown.length > first + count && <tr class="spacer-row" style={{ height: (shown.length - first - count) * ROW + "px" }} />}

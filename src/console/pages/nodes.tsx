@@ -43,7 +43,7 @@ export function NodesPage() {
                     .filter((p) => p.node_id === NO_NODE)
                     .map((p) => (
                       <span key={p.pot_id} class="pot">
-                        {p.pot_id} <span class="muted">({p.pot_type})</span> <Status value={p.status} />
+                        <bdi>{p.pot_id}</bdi> <span class="muted">(<bdi>{p.pot_type}</bdi>)</span> <Status value={p.status} />
                       </span>
                     ))}
                 </td>
@@ -64,7 +64,7 @@ export function NodesPage() {
                     .filter((p) => p.node_id === n.node_id)
                     .map((p) => (
                       <span key={p.pot_id} class="pot">
-                        {p.pot_id} <span class="muted">({p.pot_type})</span> <Status value={p.status} />
+                        <bdi>{p.pot_id}</bdi> <span class="muted">(<bdi>{p.pot_type}</bdi>)</span> <Status value={p.status} />
                       </span>
                     ))}
                 </td>
@@ -210,7 +210,7 @@ export function NodePage({ id }: { id: string }) {
   return (
     <main id="main" class="node">
       <h1>
-        Node {n?.node_name ?? ""} <span class="muted mono small">{id}</span>
+        Node <bdi>{n?.node_name ?? ""}</bdi> <span class="muted mono small">{id}</span>
       </h1>
       <ErrorNote error={node.error} />
       {n && (

@@ -120,12 +120,15 @@ function Health() {
               const pots = potList.honeypots.filter((p) => p.node_id === n.node_id);
               return (
                 <li key={n.node_id}>
-                  <a href={`/nodes/${n.node_id}`}>{n.node_name}</a> <Status value={n.status} />
+                  <a href={`/nodes/${n.node_id}`}>
+                    <bdi>{n.node_name}</bdi>
+                  </a>{" "}
+                  <Status value={n.status} />
                   <span class="pots">
                     {pots.length === 0 && <span class="muted">no honeypots</span>}
                     {pots.map((p) => (
                       <span key={p.pot_id} class="pot">
-                        {p.pot_id} <Status value={p.status} />
+                        <bdi>{p.pot_id}</bdi> <Status value={p.status} />
                       </span>
                     ))}
                   </span>

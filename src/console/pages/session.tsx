@@ -6,8 +6,8 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { ApiError, get, type EventRecord } from "../api";
-import { Card, ErrorNote, Json, useAsync } from "../components";
-import { num, summary, time } from "../format";
+import { Card, Credentials, ErrorNote, Json, Summary, useAsync } from "../components";
+import { num, time } from "../format";
 import { Player } from "../sessions/player";
 import { duration, type SessionDetail } from "../sessions/types";
 
@@ -38,7 +38,7 @@ export function SessionPage({ id }: { id: string }) {
   return (
     <main id="main" class="attacker">
       <h1>
-        Session <span class="mono">{s ? s.session : id}</span>
+        Session <bdi class="mono">{s ? s.session : id}</bdi>
       </h1>
       <ErrorNote error={r.error} />
       {r.loading && !r.data && <p class="muted">Reading the session…</p>}
@@ -68,7 +68,13 @@ export function SessionPage({ id }: { id: string }) {
             <div>
               <dt>Honeypot</dt>
               <dd>
-                {s.pot_id ?? "–"} {s.pot_type && <span class="muted">({s.pot_type})</span>} on {s.node_id ? <a href={`/nodes/${s.node_id}`}>node {s.node_id}</a> : "–"}
+                <bdi>{s.pot_id ?? "–"}</bdi>{" "}
+                {s.pot_type && (
+                  <span class="muted">
+                    (<bdi>{s.pot_type}</bdi>)
+                  </span>
+                )}{" "}
+                on {s.node_id ? <a href={`/nodes/${s.node_id}`}>node {s.node_id}</a> : "–"}
               </dd>
             </div>
             <div>
@@ -87,7 +93,9 @@ export function SessionPage({ id }: { id: string }) {
                   )}
                   {s.credentials.map((c, i) => (
                     <tr key={i} title={time(c.timestamp)}>
-                      <td class="mono">{`${c.username ?? ""} / ${c.password ?? ""}`}</td>
+                      <td class="mono">
+                        <Credentials username={c.username} password={c.password} />
+                      </td>
                       <td>{c.success ? <span class="badge ok">accepted</span> : <span class="badge bad">refused</span>}</td>
                     </tr>
                   ))}
@@ -99,7 +107,7 @@ export function SessionPage({ id }: { id: string }) {
                 {s.command_lines.length === 0 && <li class="muted">none</li>}
                 {s.command_lines.map((c, i) => (
                   <li key={i} title={time(c.timestamp)}>
-                    {c.input}
+                    <bdi>{c.input}</bdi>
                     {!c.found && (
                       <span class="badge bad" title="the shell answered: command not found">
                         not found
@@ -133,7 +141,9 @@ export function SessionPage({ id }: { id: string }) {
                     <tr key={i}>
                       <td class="mono nowrap">{time(f.timestamp)}</td>
                       <td>{f.event_type.endsWith("upload") ? "upload" : "download"}</td>
-                      <td class="mono ellipsis">{f.url ?? f.filename ?? f.outfile ?? "–"}</td>
+                      <td class="mono ellipsis">
+                        <bdi>{f.url ?? f.filename ?? f.outfile ?? "–"}</bdi>
+                      </td>
                       <td class="mono ellipsis">
                         {f.shasum && r.data!.held.has(f.shasum) ? (
                           <a href={`/api/v1/artifacts/${f.shasum}`} title="the artifact on Core (docs/artifacts.md)">
@@ -176,7 +186,9 @@ export function SessionPage({ id }: { id: string }) {
                           </button>
                         </td>
                         <td class="mono">{e.event_type}</td>
-                        <td class="ellipsis">{summary(e)}</td>
+                        <td class="ellipsis">
+                          <Summary e={e} />
+                        </td>
                       </tr>
                       {open === e.id && (
                         <tr class="json-row">

@@ -1,4 +1,5 @@
 /** A table of sessions, shared by /sessions and /attackers/{ip}. */
+import { Credentials } from "../components";
 import { num, time } from "../format";
 import { duration, type SessionSummary } from "./types";
 
@@ -50,7 +51,7 @@ export function SessionsTable({ sessions, showAddress = true }: { sessions: Sess
                   (s.pot_id ?? "–")
                 )}
               </td>
-              <td class="mono login-cell">{s.login_success ? `${s.username ?? ""} / ${s.password ?? ""}` : <span class="muted">no login</span>}</td>
+              <td class="mono login-cell">{s.login_success ? <Credentials username={s.username} password={s.password} /> : <span class="muted">no login</span>}</td>
               <td class="n">{num(Number(s.commands))}</td>
               <td class="n">{num(Number(s.files))}</td>
               <td class="n nowrap">{duration(s.duration)}</td>
