@@ -73,6 +73,16 @@ export function parseManifest(text: string): Manifest | string {
   return value;
 }
 
+/**
+ * A fingerprint of a catalogue's kinds: equal fingerprints mean equal manifests, so that whoever
+ * holds one copy (Core, its built-in catalogue) can check an InstallPot exactly as a node with
+ * the other would. A node advertises its own in NodeRegistration `catalogue`.
+ */
+export function catalogueDigest(catalogue: Catalogue): string {
+  const manifests = catalogue.kinds.map((k) => k.manifest).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return `sha256:${new Bun.CryptoHasher("sha256").update(JSON.stringify(manifests)).digest("hex")}`;
+}
+
 /** Finds a kind by its name or one of its aliases, ignoring case. */
 export function findKind(catalogue: Catalogue, name: string): CatalogueKind | null {
   const wanted = name.toLowerCase();

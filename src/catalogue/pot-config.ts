@@ -1,10 +1,11 @@
 /**
  * A pot's configuration, from manifest defaults, the InstallPot `config` and the node's
  * integration settings. Pure: the node validates with it before installing, and Core's command
- * router can reject a bad InstallPot with the same messages before it reaches a node.
+ * router rejects a bad InstallPot with the same messages before it reaches a node
+ * (`checkInstall`).
  */
 import { posix } from "node:path";
-import { isPortString } from "./loader";
+import { describeKinds, findKind, isPortString, type Catalogue, type CatalogueKind } from "./loader";
 import type { ConfigKey, Manifest } from "./manifest";
 
 /** Settings the node owns; every pot gets them in its config file and environment. */
@@ -19,19 +20,43 @@ export const INTEGRATION_KEYS = ["event_host", "event_port", "node_id", "pot_id"
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
 
+/** The kind an InstallPot names, by name or alias, or why the catalogue has none. */
+export function kindOf(catalogue: Catalogue, name: string): Checked<CatalogueKind> {
+  const kind = findKind(catalogue, name);
+  return kind ? { ok: true, value: kind } : { ok: false, message: `unknown honeypot kind ${JSON.stringify(name)}; known kinds: ${describeKinds(catalogue)}` };
+}
+
+/**
+ * What a node refuses of an InstallPot from its catalogue alone, before it installs anything:
+ * an unknown kind, an unknown config key, a bad value. Core runs it where it holds the node's
+ * catalogue; what only the node knows (its relay's address, its other pots' ports, whether a
+ * port is free) stays the node's to check.
+ */
+export function checkInstall(
+  catalogue: Catalogue,
+  req: { pot_id: string; honeypot_type: string; config?: Record<string, string> },
+  nodeId: bigint,
+): { ok: true } | { ok: false; code: "unknown_kind" | "invalid_config"; message: string } {
+  const kind = kindOf(catalogue, req.honeypot_type);
+  if (!kind.ok) return { ok: false, code: "unknown_kind", message: kind.message };
+  const config = resolvePotConfig(kind.value.manifest, req.config ?? {}, { node_id: nodeId, pot_id: req.pot_id, pot_type: kind.value.manifest.name });
+  return config.ok ? { ok: true } : { ok: false, code: "invalid_config", message: config.message };
+}
+
 /**
  * Merges defaults < `given` and checks every key and value. Integration keys may appear in
  * `given` (HonnyPotter's docs send `pot_id`) but only with the value the node will set anyway:
- * a different one would silently be overridden, which hides a mistake.
+ * a different one would silently be overridden, which hides a mistake. Core, which does not
+ * know the node's relay address, leaves those values out; they are not checked then.
  */
-export function resolvePotConfig(manifest: Manifest, given: Record<string, string>, integration: Integration): Checked<Record<string, string>> {
+export function resolvePotConfig(manifest: Manifest, given: Record<string, string>, integration: Integration | Omit<Integration, "event_host" | "event_port">): Checked<Record<string, string>> {
   const merged: Record<string, string> = {};
   for (const [key, spec] of Object.entries(manifest.config)) merged[key] = spec.default;
-  const fixed = integrationValues(integration);
+  const fixed = knownIntegration(integration);
   for (const [key, value] of Object.entries(given)) {
     if (typeof value !== "string") return { ok: false, message: `config value of ${key} must be a string (send numbers as strings, e.g. "2222")` };
-    if (key in fixed) {
-      if (value !== fixed[key]) return { ok: false, message: `config key ${key} is set by the node to ${JSON.stringify(fixed[key])}; leave it out or send that value` };
+    if ((INTEGRATION_KEYS as readonly string[]).includes(key)) {
+      if (fixed[key] !== undefined && value !== fixed[key]) return { ok: false, message: `config key ${key} is set by the node to ${JSON.stringify(fixed[key])}; leave it out or send that value` };
       continue;
     }
     if (!(key in manifest.config)) {
@@ -41,7 +66,7 @@ export function resolvePotConfig(manifest: Manifest, given: Record<string, strin
     merged[key] = value;
   }
   for (const [key, spec] of Object.entries(manifest.config)) {
-    if (key in fixed) continue;
+    if ((INTEGRATION_KEYS as readonly string[]).includes(key)) continue;
     const problem = checkValue(key, spec, merged[key]!);
     if (problem) return { ok: false, message: problem };
   }
@@ -93,6 +118,11 @@ export function potPorts(manifest: Manifest, config: Record<string, string>): { 
 
 function integrationValues(i: Integration): Record<string, string> {
   return { event_host: i.event_host, event_port: String(i.event_port), node_id: i.node_id.toString(), pot_id: i.pot_id, pot_type: i.pot_type };
+}
+
+/** The integration values known: all of them on the node, all but the relay's on Core. */
+function knownIntegration(i: Integration | Omit<Integration, "event_host" | "event_port">): Partial<Record<string, string>> {
+  return "event_host" in i ? integrationValues(i) : { node_id: i.node_id.toString(), pot_id: i.pot_id, pot_type: i.pot_type };
 }
 
 /** `config.json` of a pot: every key as a string, integration settings included. */

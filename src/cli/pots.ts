@@ -90,11 +90,15 @@ async function issue(ctx: Ctx, node: Node, potId: string, command: Record<string
   }
 }
 
-/** Prints a finished wait: the pot's state, or the node's reason for Failed (exit 1). */
-function report(ctx: Ctx, node: Node, potId: string, v: Verdict & { done: true }): void {
+/**
+ * Prints a finished wait: the pot's state, or the node's reason for Failed (exit 1). `leftOver`:
+ * a Failed pot stays in the registry (a failed install), so the error says how to remove it.
+ */
+function report(ctx: Ctx, node: Node, potId: string, v: Verdict & { done: true }, leftOver = false): void {
   const body = { node_id: node.node_id, node_name: node.node_name, pot_id: potId, pot_type: v.potType, status: v.ok ? v.status : "Failed", ok: v.ok, message: v.message };
   if (ctx.json) ctx.printJson(body);
-  if (!v.ok) throw new CliError(`${potId} failed on node ${nodeLabel(node)}: ${v.message}`);
+  const remove = leftOver && v.status === "Failed" ? `; ${potId} stays listed as Failed: remove it with "honeybee remove ${node.node_id} ${potId}"` : "";
+  if (!v.ok) throw new CliError(`${potId} failed on node ${nodeLabel(node)}: ${v.message}${remove}`);
   if (!ctx.json) ctx.out(`${potId} is ${v.status} on node ${nodeLabel(node)}${v.message ? `: ${clean(v.message)}` : ""}`);
 }
 
@@ -126,7 +130,7 @@ export function registerPotCommands(program: Command): void {
         ...(opts.gitBranch ? { git_branch: opts.gitBranch } : {}),
       };
       const verdict = await issue(ctx, node, potId, { InstallPot: install }, opts.start ? "Running" : "Stopped", { ...opts, via: "Installing" });
-      if (opts.wait) report(ctx, node, potId, verdict);
+      if (opts.wait) report(ctx, node, potId, verdict, true);
     }),
   );
 

@@ -34,6 +34,8 @@ export interface NodeLink {
 interface LiveNode {
   row: NodeRow;
   link: NodeLink | null;
+  /** NodeRegistration `catalogue`: the fingerprint of the node's default catalogue, if it gave one. */
+  catalogue?: string;
 }
 
 export class Registry {
@@ -88,10 +90,11 @@ export class Registry {
       registered_at: existing?.row.registered_at ?? now,
       last_seen: now,
     };
-    this.nodes.set(reg.node_id, { row, link });
+    this.nodes.set(reg.node_id, { row, link, catalogue: reg.catalogue });
     this.version++;
     this.store.upsertNode(row);
-    this.bus.publish("NodeRegistration", { node_id: reg.node_id, node_name: reg.node_name, address: row.address, port: row.port, node_type: reg.node_type }, { node_id: reg.node_id });
+    const catalogue = reg.catalogue ? { catalogue: reg.catalogue } : {};
+    this.bus.publish("NodeRegistration", { node_id: reg.node_id, node_name: reg.node_name, address: row.address, port: row.port, node_type: reg.node_type, ...catalogue }, { node_id: reg.node_id });
   }
 
   /** Any message from a node proves it alive. */
@@ -173,7 +176,7 @@ export class Registry {
   // made them has written them to the store already.
 
   /** A node registered with another instance: it holds the connection. */
-  applyRemoteRegistration(reg: { node_id: bigint; node_name: string; node_type: string; address: string; port: number | null }): void {
+  applyRemoteRegistration(reg: { node_id: bigint; node_name: string; node_type: string; address: string; port: number | null; catalogue?: string }): void {
     const existing = this.nodes.get(reg.node_id);
     // This instance held the node until now: the node has moved (fail-over), its old connection is stale.
     if (existing?.link) {
@@ -181,8 +184,9 @@ export class Registry {
       existing.link = null;
     }
     const now = Date.now();
-    const row: NodeRow = { ...reg, status: "Connected", registered_at: existing?.row.registered_at ?? now, last_seen: now };
-    this.nodes.set(reg.node_id, { row, link: null });
+    const { catalogue, ...fields } = reg;
+    const row: NodeRow = { ...fields, status: "Connected", registered_at: existing?.row.registered_at ?? now, last_seen: now };
+    this.nodes.set(reg.node_id, { row, link: null, catalogue });
     this.version++;
     this.bus.publish("NodeRegistration", reg, { node_id: reg.node_id });
   }
@@ -235,6 +239,11 @@ export class Registry {
 
   hasNode(nodeId: bigint): boolean {
     return this.nodes.has(nodeId);
+  }
+
+  /** The fingerprint of the node's default catalogue from its registration; null when it gave none. */
+  catalogueOf(nodeId: bigint): string | null {
+    return this.nodes.get(nodeId)?.catalogue ?? null;
   }
 
   node(nodeId: bigint): NodeRow | null {

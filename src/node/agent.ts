@@ -13,7 +13,7 @@ import { createLogger, type Logger, type LogLevel } from "../log";
 import { corePeers, defaultNodeConfig, gitAllowList, potDirs, type NodeConfig } from "./config";
 import { NodeCredentials } from "./credentials";
 import { clientTls } from "./tls";
-import { looksLikeGit } from "./catalogue-fetch";
+import { defaultCatalogueDigest, looksLikeGit } from "./catalogue-fetch";
 import { startControlLink } from "./control-link";
 import { FileShipper } from "./file-shipper";
 import { OUTBOX } from "../honeypots/shared/outbox";
@@ -214,6 +214,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       nodeName: config.name,
       nodeType: config.type,
       advertisedPort: relay.port,
+      catalogue: () => defaultCatalogueDigest(config),
       heartbeatMs: config.heartbeat_ms,
       credentials,
       logger: log.child({ component: "control" }),

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { simpleGit } from "simple-git";
+import { catalogueDigest, loadCatalogue } from "../catalogue/loader";
 import { BUILTIN_CATALOGUE } from "../catalogue/paths";
 import { lastLines } from "./output";
 
@@ -43,6 +44,21 @@ export function chooseSource(nodeDefault: { catalogue: string; catalogue_branch:
   if (gitUrl) return { location: gitUrl, branch: gitBranch, forceGit: true };
   const location = nodeDefault.catalogue || BUILTIN_CATALOGUE;
   return { location, branch: gitBranch ?? (nodeDefault.catalogue_branch || undefined) };
+}
+
+/**
+ * The fingerprint of the node's default catalogue, for NodeRegistration: read where it lies
+ * when it is a directory (the built-in one included), at each registration so that a kind added
+ * since counts. A git catalogue is only cloned for an install: undefined, as when it cannot be read.
+ */
+export function defaultCatalogueDigest(nodeDefault: { catalogue: string; catalogue_branch: string }): string | undefined {
+  const source = chooseSource(nodeDefault);
+  if (source.branch || looksLikeGit(source.location)) return undefined;
+  try {
+    return catalogueDigest(loadCatalogue(resolve(source.location)));
+  } catch {
+    return undefined;
+  }
 }
 
 export async function fetchCatalogue(source: CatalogueSource, workDir: string, timeoutMs: number, signal?: AbortSignal): Promise<FetchedCatalogue> {

@@ -25,6 +25,8 @@ export interface ControlLinkOptions extends PeerOptions {
   nodeType: string;
   /** Port reported in NodeRegistration (the node's event relay). */
   advertisedPort: number;
+  /** Fingerprint of the node's default catalogue for NodeRegistration, when it has one to give. */
+  catalogue?(): string | undefined;
   heartbeatMs: number;
   /** Status sent with every heartbeat. */
   status(): string;
@@ -143,12 +145,14 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
     ...opts,
     onOpen: (conn) => {
       logger.debug({ core: named(conn.peer) }, "connected to Core; registering");
+      const catalogue = opts.catalogue?.();
       write(conn, "NodeRegistration", {
         node_id: opts.nodeId,
         node_name: opts.nodeName,
         address: conn.localAddress || undefined,
         port: opts.advertisedPort,
         node_type: opts.nodeType,
+        ...(catalogue ? { catalogue } : {}),
         ...opts.credentials?.registration(),
       });
     },

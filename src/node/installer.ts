@@ -3,8 +3,8 @@
  * would want them reported. The effects (copy, install steps, config file) are in
  * install-run.ts; the ordering of both, with status reports, is in pot-commands.ts.
  */
-import { describeKinds, findKind, type Catalogue, type CatalogueKind } from "../catalogue/loader";
-import type { Checked } from "../catalogue/pot-config";
+import type { Catalogue, CatalogueKind } from "../catalogue/loader";
+import { kindOf, type Checked } from "../catalogue/pot-config";
 import type { InstallPot } from "../protocol/messages";
 import { POT_ID_PATTERN } from "../protocol/types";
 import type { PotRecord } from "./pot-store";
@@ -43,8 +43,9 @@ export interface TakenPort {
 }
 
 export function planInstall(req: InstallPot, catalogue: Catalogue, ctx: NodeContext, taken: TakenPort[]): Checked<InstallPlan> {
-  const kind = findKind(catalogue, req.honeypot_type);
-  if (!kind) return { ok: false, message: `unknown honeypot kind ${JSON.stringify(req.honeypot_type)}; known kinds: ${describeKinds(catalogue)}` };
+  const found = kindOf(catalogue, req.honeypot_type);
+  if (!found.ok) return found;
+  const kind = found.value;
   const config = req.config ?? {};
   const runtime = potRuntime(kind.manifest, req.pot_id, config, ctx);
   if (!runtime.ok) return runtime;

@@ -21,6 +21,9 @@ export const NodeRegistration = Type.Object({
   address: Type.Optional(Type.String({ maxLength: 256, description: "Where the node can be reached (host name or IP address), as it says." })),
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   node_type: NodeTypeValue,
+  catalogue: Type.Optional(
+    Type.String({ maxLength: 128, description: "Fingerprint of the node's default catalogue (`sha256:` and hex); Core checks InstallPot against its own catalogue when it has the same." }),
+  ),
   totp_code: Type.Optional(Type.Union([Type.String({ maxLength: 16 }), Type.Null()])),
   enrollment_token: Type.Optional(Type.String({ maxLength: 1024 })),
 });

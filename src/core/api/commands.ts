@@ -24,7 +24,9 @@ export const CommandRecord = t.Object(
     status: t.Union([t.Literal("issued"), t.Literal("sent"), t.Literal("succeeded"), t.Literal("failed")], {
       description: "issued: recorded; sent: written to the node's connection; succeeded/failed: the node's CommandResult.",
     }),
-    message: t.Union([t.String(), t.Null()], { description: "The node's message, or why the command failed." }),
+    message: t.Union([t.String(), t.Null()], {
+      description: "The node's message, or why the command failed. A failed InstallPot whose pot the node reported Failed adds how to remove that pot from the registry (`honeybee remove NODE POT`, RemovePot).",
+    }),
     data: t.Unknown({ description: "The node's answer as structured data (CommandResult.data): logs, metrics, info, live settings; null when it sent none. docs/protocol.md gives each command's shape." }),
     source: t.String({ description: "Door the command came through: rest or ws.", example: "rest" }),
     principal: t.Union([t.String(), t.Null()], { description: "Who sent it (the API token's name when authentication is on)." }),
@@ -61,10 +63,13 @@ const BODY_EXAMPLES = Object.fromEntries(
 /** This operation's errors, each with an example of its own. */
 const commandError = (description: string, example: { code: string; message: string }) => t.Object(ErrorBody.properties, { description, example: { error: example } });
 const COMMAND_ERRORS = {
-  400: commandError("The command is not one of the command shapes: code bad_json, bad_command, unknown_command or invalid_argument, and what is wrong.", {
-    code: "invalid_argument",
-    message: "invalid argument for DeployPot: /DeployPot Expected string to match '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'",
-  }),
+  400: commandError(
+    "The command is not one of the command shapes (code bad_json, bad_command, unknown_command or invalid_argument), or an InstallPot the node's catalogue refuses: a kind it does not have (unknown_kind), an unknown config key or a bad value (invalid_config). Nothing is recorded or sent.",
+    {
+      code: "invalid_argument",
+      message: "invalid argument for DeployPot: /DeployPot Expected string to match '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$'",
+    },
+  ),
   404: commandError("No node with this id is registered (code not_found).", { code: "not_found", message: "node 42 is not registered" }),
   409: commandError("The node is registered but not connected (code node_not_connected), or the command is for an External pot, which no node installed, so only RemovePot applies (code pot_external).", {
     code: "node_not_connected",
@@ -110,7 +115,8 @@ export const commandsApi = (router: CommandRouter, store: CommandStorage, securi
           description:
             "Validates the command, records it and sends it to the node over its control connection with a command_id. " +
             "The body is one command object (a NodeCommand `{node_id, command}` around it is accepted too); pick one of the examples. " +
-            "400: not a command shape; 404: unknown node; 409: node not connected, or a command other than RemovePot for an External pot. " +
+            "400: not a command shape, or an InstallPot the node's catalogue refuses (unknown_kind, invalid_config): Core checks the kind and config with the node's own rules when the node registered the catalogue Core has (NodeRegistration `catalogue`, the built-in one), so that nothing is registered for an install that cannot work; otherwise the node checks, and a pot it reports Failed stays in the registry until RemovePot (`honeybee remove NODE POT`) clears it. " +
+            "404: unknown node; 409: node not connected, or a command other than RemovePot for an External pot. " +
             "RemovePot for an External pot (status External: Core registered it from its events; node 0 when they name no node) is Core's own: it takes the pot out of the registry at once, without the node, and its record is `succeeded`. " +
             "Follow the outcome, and the node's answer in `data`, with GET /api/v1/commands/{command_id}.",
           // A copy: the OpenAPI document is rewritten in place (openapi.ts), and the router's checks read Command.

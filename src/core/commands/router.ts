@@ -12,10 +12,11 @@ import type { Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { toU64 } from "../../protocol/json";
 import type { RemovedPotData } from "../../protocol/command-data";
-import { COMMAND_NAMES, Command, commandName, commandPotId, normaliseCommand, variant, type CommandResult } from "../../protocol/messages";
+import { COMMAND_NAMES, Command, commandName, commandPotId, normaliseCommand, variant, type CommandResult, type InstallPot } from "../../protocol/messages";
 import { EXTERNAL, NO_NODE } from "../../protocol/types";
 import type { MessageBus } from "../bus";
 import type { Registry } from "../registry";
+import { catalogueInstallCheck, type InstallCheck } from "./install-check";
 
 const COMMAND_CHECKS = new Map(
   (Command.anyOf as { properties: Record<string, unknown> }[]).map((s) => [Object.keys(s.properties)[0]!, TypeCompiler.Compile(s as any)]),
@@ -91,6 +92,7 @@ export class CommandRouter {
     private readonly store: CommandStorage,
     private readonly bus: MessageBus,
     private readonly logger: Logger,
+    private readonly installCheck: InstallCheck = catalogueInstallCheck(),
   ) {
     this.strays = new RateLimitedLog(logger);
   }
@@ -113,8 +115,12 @@ export class CommandRouter {
     if (!link && !remote) return { ok: false, status: 409, code: "node_not_connected", message: `node ${nodeId} is not connected; its status is ${this.registry.node(nodeId)?.status}`, node_id: nodeId };
 
     const command = valid.command;
-    const command_id = crypto.randomUUID();
     const name = commandName(command);
+    if (name === "InstallPot") {
+      const refused = this.installCheck(nodeId, this.registry.catalogueOf(nodeId), (command as { InstallPot: InstallPot }).InstallPot);
+      if (refused) return { ok: false, status: 400, code: refused.code, message: refused.message, node_id: nodeId };
+    }
+    const command_id = crypto.randomUUID();
     const now = Date.now();
     const record = { command_id, node_id: nodeId, command: name, pot_id: commandPotId(command), body: command, status: "issued" as const, message: null, source: origin.source, principal: origin.principal, remote_addr: origin.remote };
     this.store.insert(record, now);
@@ -198,7 +204,10 @@ export class CommandRouter {
       this.strays.warn(`other:${result.node_id}`, { command_id: result.command_id, node_id: result.node_id.toString(), sent_to: record.node_id.toString() }, "CommandResult from a node the command was not sent to; ignored");
       return;
     }
-    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", message, Date.now(), result.data);
+    // A failed install that the node reported Failed stays in the registry until it is removed: the record says how.
+    const debris = !result.ok && record?.command === "InstallPot" && record.pot_id !== null && this.registry.pot(result.node_id, record.pot_id)?.status === "Failed";
+    const stored = debris ? `${message ?? "failed"}; ${record.pot_id} stays in Core's registry as Failed: remove it with "honeybee remove ${result.node_id} ${record.pot_id}" (RemovePot)` : message;
+    const closed = this.store.update(result.command_id, result.ok ? "succeeded" : "failed", stored, Date.now(), result.data);
     if (!closed) this.strays.warn(`stale:${result.node_id}`, { command_id: result.command_id, node_id: result.node_id.toString() }, "CommandResult for an unknown or already finished command");
     if (closed && result.ok && record?.command === "RemovePot" && record.pot_id) {
       this.registry.removePot(result.node_id, record.pot_id);
