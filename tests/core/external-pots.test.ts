@@ -40,6 +40,7 @@ describe("pots that Core did not install are registered as External", () => {
       { node_id: 0n, pot_id: "honnypotter-01", pot_type: "honnypotter", status: "External" },
     ]);
     direct.socket.end();
+    await settled(core);
     const events = (await getJson(`${core.api}/api/v1/events?pot_id=cowrie-lab&limit=1`)).body.events;
     expect(events[0]).toMatchObject({ node_id: null, pot_id: "cowrie-lab", pot_type: "cowrie" });
   });

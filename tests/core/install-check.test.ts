@@ -28,7 +28,7 @@ describe("an InstallPot Core can check against the node's catalogue", () => {
     using dir = tempDir();
     await using node = await startAgent(core, dir.path);
     const cases: [unknown, string, string][] = [
-      [install("mail-01", "mailpot"), "unknown_kind", 'unknown honeypot kind "mailpot"; known kinds: cowrie'],
+      [install("mail-01", "mailpot"), "unknown_kind", 'unknown honeypot kind "mailpot"; known kinds: '],
       [install("ssh-01", "cowrie", { ssh_port: "99999" }), "invalid_config", 'config key ssh_port is a port: "99999" is not a number from 1 to 65535'],
       [install("ssh-01", "ssh", { colour: "red" }), "invalid_config", "unknown config key colour for kind cowrie (known keys: ssh_port, telnet_port, "],
       [install("web-01", "honnypotter", { pot_id: "web-02" }), "invalid_config", 'config key pot_id is set by the node to "web-01"; leave it out or send that value'],
@@ -39,6 +39,7 @@ describe("an InstallPot Core can check against the node's catalogue", () => {
       expect({ status: res.status, code: res.body.error.code }).toEqual({ status: 400, code });
       expect(res.body.error.message).toStartWith(reason);
     }
+    expect((await post(core, node.nodeId, install("mail-01", "mailpot"))).body.error.message).toContain("cowrie (ssh-telnet, ssh)");
     expect((await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots).toEqual([]);
     expect((await getJson(`${core.api}/api/v1/commands`)).body.commands).toEqual([]);
     const listed = await post(core, node.nodeId, { GetInstalledPots: null });
