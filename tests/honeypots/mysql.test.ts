@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { CACHING_SHA2, sha2Response } from "../../src/honeypots/mysql/auth";
 import { decodeHandshake, encodeHandshakeResponse } from "../../src/honeypots/mysql/handshake";
-import { CLIENT, frame, type Packet, readPackets } from "../../src/honeypots/mysql/packets";
+import { CLIENT, decodeColumnName, decodeRow, frame, type Packet, readPackets } from "../../src/honeypots/mysql/packets";
 import { NODE_ID, type Pot, Relay, removeDir, run, startPot } from "./harness";
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
@@ -102,9 +102,9 @@ class RawMysql {
   }
 
   /** Logs in as root/root with caching_sha2_password's fast path. */
-  async login(): Promise<void> {
+  async login(extra = 0): Promise<void> {
     const greeting = decodeHandshake((await this.packet())!.payload);
-    const capabilities = CLIENT.PROTOCOL_41 | CLIENT.SECURE_CONNECTION | CLIENT.PLUGIN_AUTH | CLIENT.PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT.CONNECT_ATTRS | CLIENT.LONG_PASSWORD;
+    const capabilities = CLIENT.PROTOCOL_41 | CLIENT.SECURE_CONNECTION | CLIENT.PLUGIN_AUTH | CLIENT.PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT.CONNECT_ATTRS | CLIENT.LONG_PASSWORD | extra;
     const response = sha2Response("root", greeting.scramble);
     this.send(1, encodeHandshakeResponse({ capabilities, maxPacket: 1 << 24, charset: 45, username: "root", authResponse: response, database: null, plugin: CACHING_SHA2, attrs: { _client_name: "raw" } }));
     expect([...(await this.packet())!.payload]).toEqual([1, 3]);
@@ -249,6 +249,50 @@ describe("protocol edges", () => {
     raw.socket.end();
     const failed = (await sessionAfter(before)).find((e) => e.eventid === "mysql.login.failed");
     expect(failed).toMatchObject({ username: "sa", password: null, reason: "disconnected", scramble: greeting.scramble.toString("hex"), client_attrs: {} });
+  });
+
+  test("the commands besides COM_QUERY, and several statements in one query", async () => {
+    const before = relay.all.length;
+    const raw = await RawMysql.connect(port);
+    await raw.login();
+    const command = async (payload: Buffer) => {
+      raw.send(0, payload);
+      const first = (await raw.packet())!;
+      expect(first.seq).toBe(1);
+      return first.payload;
+    };
+    expect([...(await command(Buffer.from([0x0e])))]).toEqual([0, 0, 0, 2, 0, 0, 0]);
+    expect((await command(Buffer.from([0x09]))).toString()).toStartWith("Uptime: ");
+    expect([...(await command(Buffer.from("\x02wordpress", "latin1")))]).toEqual([0, 0, 0, 2, 0, 0, 0]);
+    expect(decodeColumnName(await command(Buffer.from("\x04wp_terms\0", "latin1")))).toBe("term_id");
+    const names = [];
+    for (let p = await raw.packet(); p!.payload[0] !== 0xfe; p = await raw.packet()) names.push(decodeColumnName(p!.payload));
+    expect(names).toEqual(["name", "slug", "term_group"]);
+    expect((await command(Buffer.from([0x1b]))).subarray(3).toString()).toBe("#08S01Unknown command");
+
+    // Without CLIENT_MULTI_STATEMENTS (this client did not ask for it) a second statement is a syntax error.
+    expect((await command(Buffer.from("\x03SELECT 1; SELECT 2", "latin1"))).subarray(3).toString()).toStartWith("#42000You have an error in your SQL syntax");
+    raw.send(0, Buffer.from([0x01]));
+    await raw.closed;
+    const inputs = (await sessionAfter(before)).filter((e) => e.eventid === "mysql.command.input").map((e) => [e.command, e.input]);
+    expect(inputs).toEqual([
+      ["init_db", "USE wordpress"],
+      ["query", "SELECT 1; SELECT 2"],
+    ]);
+
+    // With it, one result set per statement, each but the last flagged SERVER_MORE_RESULTS_EXISTS;
+    // with CLIENT_DEPRECATE_EOF, no EOF after the definitions and an OK headed 0xfe at the end.
+    const multi = await RawMysql.connect(port);
+    await multi.login(CLIENT.MULTI_STATEMENTS | CLIENT.MULTI_RESULTS | CLIENT.DEPRECATE_EOF);
+    multi.send(0, Buffer.from("\x03SELECT 1; SELECT 'two'", "latin1"));
+    const packets = [];
+    for (let i = 0; i < 8; i++) packets.push((await multi.packet())!);
+    expect(packets.map((p) => p.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(decodeRow(packets[2]!.payload, 1)).toEqual(["1"]);
+    expect([...packets[3]!.payload]).toEqual([0xfe, 0, 0, 0x0a, 0, 0, 0]);
+    expect(decodeColumnName(packets[5]!.payload)).toBe("two");
+    expect([...packets[7]!.payload]).toEqual([0xfe, 0, 0, 0x02, 0, 0, 0]);
+    multi.socket.destroy();
   });
 
   test("nmap -sV names MySQL and its version", async () => {
