@@ -126,13 +126,13 @@ export class Registry {
    * one keeps what its node reported. Events from before a pot's removal do not bring it back:
    * a node's spool may deliver them after the RemovePot's result.
    */
-  sighted(sightings: readonly PotSighting[]): void {
+  sighted(sightings: readonly PotSighting[], newest: (s: PotSighting) => number): void {
     for (const s of sightings) {
       if (s.potId === null) continue;
       const key = `${s.nodeId ?? NO_NODE}/${s.potId}`;
       if (this.pots.has(key) || !POT_ID.test(s.potId)) continue;
       const removed = this.removedAt.get(key);
-      if (removed !== undefined && s.newest <= removed) continue;
+      if (removed !== undefined && newest(s) <= removed) continue;
       if (this.external.size >= MAX_EXTERNAL_POTS) {
         this.warn.warn("external-cap", { pot_id: s.potId, node_id: s.nodeId }, `${MAX_EXTERNAL_POTS} External pots are registered; events of further unknown pots are stored, their pots not registered`);
         continue;

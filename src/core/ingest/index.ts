@@ -67,7 +67,7 @@ function pipelineDeps(deps: IngestDeps) {
     logger: deps.logger,
     nodeOfPot: (potId: string) => deps.registry.nodeOfPot(potId),
     potTypeOf: (nodeId: bigint | null, potId: string) => deps.registry.potTypeOf?.(nodeId, potId) ?? null,
-    onSources: deps.registry.sighted ? (sightings: PotSighting[]) => deps.registry.sighted!(sightings) : undefined,
+    onSources: deps.registry.sighted ? (sightings: PotSighting[], newest: (s: PotSighting) => number) => deps.registry.sighted!(sightings, newest) : undefined,
     writerGate: deps.writerGate,
     onBatchCommitted: deps.onBatchCommitted,
     onReject: deps.onReject,

@@ -17,7 +17,7 @@ import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { MessageBus } from "../bus";
 import { logBatch, publishBatch, typeCounts } from "./batch-out";
 import { newBatch, reserve, spoolPositions, storageOf, toWire, type Batch, type Storage } from "./batch";
-import { BatchSources, type PotSighting } from "./batch-sources";
+import { BatchSources, newestOf, type PotSighting } from "./batch-sources";
 import { Dictionaries } from "./dictionaries";
 import { RetentionSweep } from "./retention";
 import { fromNodeEvent, normalise, parseData, toIngestEvent, type IngestEvent } from "./normalise";
@@ -49,7 +49,7 @@ export interface PipelineOptions {
   /** Told of each rejected line or message, by error code. */
   onReject?: (code: string) => void;
   /** Told of each committed batch's distinct sources, before its acknowledgements (the registry's External pots). */
-  onSources?: (sightings: PotSighting[]) => void;
+  onSources?: (sightings: PotSighting[], newest: (s: PotSighting) => number) => void;
 }
 
 const MAX_IN_FLIGHT = 2;
@@ -372,7 +372,7 @@ export class EventPipeline implements Ingest {
     if (firstId !== null && this.opts.bus.wants("PotEvent")) publishBatch(b, firstId, this.dict, this.opts.bus, this.opts.enrich);
     for (const [key, pos] of spoolPositions(b)) if (pos > (this.spools.get(key) ?? 0)) this.spools.set(key, pos);
     // Before the acks: a sender that waited for its ack finds the pot registered.
-    if (this.opts.onSources) this.opts.onSources(this.sources.of(b, this.dict));
+    if (this.opts.onSources) this.opts.onSources(this.sources.of(b, this.dict), (s) => newestOf(b, s.sourceId));
     if (firstId !== null) for (const l of this.commitListeners) l(firstId + b.n - 1);
     for (const [tag, line] of b.tags) {
       tag.outstanding--;
