@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Catalog } from "../../src/honeypots/mysql/catalog";
 import type { Outcome } from "../../src/honeypots/mysql/outcome";
 import { runQuery, type SqlSession, statistics } from "../../src/honeypots/mysql/sql";
-import { statements, stripComments } from "../../src/honeypots/mysql/sql-text";
+import { splitAlias } from "../../src/honeypots/mysql/expr";
+import { likeMatcher, statements, stripComments } from "../../src/honeypots/mysql/sql-text";
 
 const catalog = new Catalog({ version: "8.0.39", hostname: "db01", port: 3306, baitDatabase: "shop", authPlugin: "caching_sha2_password", startedAt: Date.UTC(2026, 0, 1) });
 const NOW = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
@@ -118,6 +119,34 @@ describe("SQL text", () => {
   test("comments go, executable comments and quoted text stay", () => {
     expect(stripComments("SELECT 1 -- note\n, '-- kept' # gone\n/* x */ /*!40101 SET NAMES utf8 */").replace(/\s+/g, " ")).toBe("SELECT 1 , '-- kept' SET NAMES utf8 ");
     expect(statements("select ';'; select \"a;b\";;")).toEqual(["select ';'", 'select "a;b"']);
+  });
+
+  test("LIKE as MySQL matches it, in linear passes whatever the pattern", () => {
+    const cases: [string, string, boolean][] = [
+      ["wp_user%", "wp_users", true],
+      ["wp\\_%", "wpxusers", false],
+      ["wp\\_%", "wp_users", true],
+      ["%SCHEMA", "performance_schema", true],
+      ["_ys", "sys", true],
+      ["_ys", "ys", false],
+      ["%a%b%", "xaxxbx", true],
+      ["%a%b%", "xbxxax", false],
+      ["", "", true],
+      ["%", "", true],
+    ];
+    for (const [pattern, value, expected] of cases) expect([pattern, value, likeMatcher(pattern)(value)]).toEqual([pattern, value, expected]);
+    // A pattern that sends a backtracking matcher into exponential time.
+    expect(likeMatcher(`${"%a".repeat(2000)}%b`)("a".repeat(5000))).toBe(false);
+  });
+
+  test("aliases, with AS or after a whole operand", () => {
+    expect(splitAlias("@@version AS v")).toEqual({ expr: "@@version", alias: "v" });
+    expect(splitAlias("COUNT(*) `n rows`")).toEqual({ expr: "COUNT(*)", alias: "n rows" });
+    expect(splitAlias("user u")).toEqual({ expr: "user", alias: "u" });
+    expect(splitAlias("1 + x")).toEqual({ expr: "1 + x", alias: null });
+    expect(splitAlias("VERSION()")).toEqual({ expr: "VERSION()", alias: null });
+    expect(splitAlias(`${"a ".repeat(50000)}b`).alias).toBeNull();
+    expect(splitAlias(`CONCAT(${"'x',".repeat(20000)}'y') AS b`).alias).toBe("b");
   });
 
   test("COM_STATISTICS reads like mysqladmin status", () => {

@@ -149,15 +149,34 @@ export function itemName(expr: string): string {
   return (literal ?? expr.trim()).slice(0, 256);
 }
 
-/** Splits "expr AS alias" (AS may be left out after a closing parenthesis or a literal). */
+/** The name token at the end of `t` (a word, or a quoted name) and what comes before it. */
+function trailingName(t: string): { head: string; raw: string } | null {
+  const last = t[t.length - 1];
+  let start = t.length;
+  if (last === "`" || last === "'" || last === '"') start = t.lastIndexOf(last, t.length - 2);
+  else {
+    while (start > 0 && /[\w$]/.test(t[start - 1]!)) start--;
+    if (!/[A-Za-z_]/.test(t[start] ?? "")) return null;
+  }
+  if (start <= 0 || !/\s/.test(t[start - 1]!)) return null;
+  return { head: t.slice(0, start).trimEnd(), raw: t.slice(start) };
+}
+
+/**
+ * Splits "expr AS alias" (AS may be left out after a whole operand). Scanned from the end by hand:
+ * a regular expression with a lazy head backtracks quadratically on a long item.
+ */
 export function splitAlias(item: string): { expr: string; alias: string | null } {
-  const m = /^([\s\S]*?)\s+(?:as\s+)?(`(?:[^`]|``)+`|'[^']*'|"[^"]*"|[A-Za-z_][\w$]*)$/i.exec(item.trim());
-  if (!m) return { expr: item.trim(), alias: null };
-  const explicit = /\sas\s+\S+$/i.test(item.trim());
-  const head = m[1]!.trim();
+  const t = item.trim();
+  const found = trailingName(t);
+  if (!found || found.head === "") return { expr: t, alias: null };
+  let head = found.head;
+  const explicit = /^\sas$/i.test(head.slice(-3)) || /^as$/i.test(head);
+  if (explicit) head = head.slice(0, -2).trimEnd();
   // Without AS, only after a whole operand (a call, a literal, a name): "1 + x" is no alias.
-  if (!explicit && !/[)'"`]$|^@{0,2}[\w.$`]+$/.test(head)) return { expr: item.trim(), alias: null };
-  const raw = m[2]!;
+  const operand = ")'\"`".includes(head[head.length - 1] ?? "") || /^@{0,2}[\w.$`]+$/.test(head);
+  if (head === "" || (!explicit && !operand)) return { expr: t, alias: null };
+  const raw = found.raw;
   const alias = raw.startsWith("`") ? raw.slice(1, -1).replace(/``/g, "`") : (stringLiteral(raw) ?? raw);
   return { expr: head, alias };
 }

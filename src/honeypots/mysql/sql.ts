@@ -157,7 +157,14 @@ export function statement(text: string, ctx: SqlContext): Outcome {
   const m = /^\(*\s*([A-Za-z_]+)\b\s*([\s\S]*)$/.exec(text);
   if (!m) return errors.syntax(text);
   const verb = m[1]!.toUpperCase();
-  const rest = m[2]!.trim().replace(/\)*$/, (close) => (text.startsWith("(") ? "" : close));
+  let rest = m[2]!.trim();
+  // "(SELECT 1)": the closing parentheses go with the opening ones (trimmed by hand: a regular
+  // expression for a run at the end backtracks quadratically over a long run elsewhere).
+  if (text.startsWith("(")) {
+    let end = rest.length;
+    while (end > 0 && rest[end - 1] === ")") end--;
+    rest = rest.slice(0, end).trimEnd();
+  }
   switch (verb) {
     case "SELECT":
       return select(rest, ctx);
