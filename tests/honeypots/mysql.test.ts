@@ -334,6 +334,20 @@ describe("hostile input", () => {
     expect(err!.payload.subarray(3).toString()).toBe("#08S01Got a packet bigger than 'max_allowed_packet' bytes");
     await big.closed;
 
+    // Well-formed queries past the 8 MiB a connection may send: each recorded (cut at 16384
+    // characters) until the budget is spent, then the connection is dropped.
+    const chattyBefore = relay.all.length;
+    const chatty = await RawMysql.connect(port);
+    await chatty.login();
+    const query = frame(0, Buffer.concat([Buffer.from("\x03SELECT 1 -- ", "latin1"), Buffer.alloc(512 * 1024, 0x78)]));
+    await chatty.flood(query, 24 * query.length);
+    await chatty.closed;
+    const inputs = (await sessionAfter(chattyBefore)).filter((e) => e.eventid === "mysql.command.input");
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.length).toBeLessThanOrEqual(16);
+    expect(inputs[0]).toMatchObject({ truncated: true, length: 12 + 512 * 1024 });
+    expect(inputs[0].input.length).toBe(16384);
+
     // A storm past max_connections (20): the excess is closed at once, the rest are greeted.
     const storm = await Promise.all(Array.from({ length: 60 }, () => RawMysql.connect(port)));
     const greeted = await Promise.all(storm.map(async (c) => (await c.packet()) !== null));
