@@ -141,7 +141,7 @@ export class Registry {
       const message =
         nodeId === NO_NODE
           ? "its events come straight to Core's event socket and name no node; Core did not install it"
-          : "its events come through this node, which did not install it (a honeypot sending to the node's relay with a pot id of its own)";
+          : "its events name this node (sent to its relay, or with its node_id), which did not install it";
       this.store.upsertPot(this.showPot({ node_id: nodeId, pot_id: s.potId, pot_type: s.potType ?? "unknown", status: EXTERNAL, message }));
       this.logger.info({ node_id: nodeId.toString(), pot_id: s.potId, pot_type: s.potType }, "events of a pot no node reported: registered it as External");
     }
