@@ -7,6 +7,8 @@ const SESSION = expect.stringMatching(/^[0-9a-f]{12}$/);
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 const SSH_OPTS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"];
 const IAC_WILL_ECHO_SGA = Buffer.from([255, 251, 1, 255, 251, 3]);
+/** DO TTYPE, DO TSPEED, DO XDISPLOC, DO NEW-ENVIRON: how netkit's telnetd opens. */
+const IAC_DO_FIRST = Buffer.from([255, 253, 24, 255, 253, 32, 255, 253, 35, 255, 253, 39]);
 
 let relay: Relay;
 let pot: Pot<"cowrie">;
@@ -56,11 +58,12 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
     expect(r.stderr).toContain("Permission denied");
     const failed = await relay.event("cowrie.login.failed", { password: "wrong-pw-1" });
     const events = await finished(failed.session);
-    expect(events.map((e) => e.eventid)).toEqual(["cowrie.session.connect", "cowrie.client.version", "cowrie.login.failed", "cowrie.session.closed"]);
-    const [connect, version, login, closed] = events;
+    expect(events.map((e) => e.eventid)).toEqual(["cowrie.session.connect", "cowrie.client.version", "cowrie.client.kex", "cowrie.login.failed", "cowrie.session.closed"]);
+    const [connect, version, kex, login, closed] = events;
     const base = common("ssh");
     expect(connect).toMatchObject({ ...base, eventid: "cowrie.session.connect", message: `New connection: 127.0.0.1:${connect.src_port} (127.0.0.1:${pot.ports.ssh}) [session: ${failed.session}]` });
     expect(version).toMatchObject({ ...base, version: expect.stringMatching(/^SSH-2\.0-OpenSSH_/), message: `Remote SSH version: ${version.version}` });
+    expect(kex).toMatchObject({ ...base, hassh: expect.stringMatching(/^[0-9a-f]{32}$/), message: `SSH client hassh fingerprint: ${kex.hassh}` }); // tests/honeypots/hassh.test.ts
     expect(login).toMatchObject({ ...base, username: "root", password: "wrong-pw-1", message: "login attempt [root/wrong-pw-1] failed" });
     expect(closed).toMatchObject({ ...base, duration: expect.any(Number), message: expect.stringMatching(/^Connection lost after \d+ seconds$/) });
     expect(new Set(events.map((e) => e.src_port)).size).toBe(1);
@@ -144,9 +147,12 @@ describe("cowrie over SSH, with OpenSSH as the client", () => {
 describe("cowrie over Telnet, driven by a script", () => {
   test("login prompt, a refused and an accepted login, commands, exit", async () => {
     const c = await RawClient.connect(pot.ports.telnet);
+    // telnetd asks for the terminal type, speed, X display and environment first; refused, it goes on at once.
+    await c.waitFor(IAC_DO_FIRST.toString("latin1"));
+    c.send(Buffer.from([255, 252, 24, 255, 252, 32, 255, 252, 35, 255, 252, 39]));
     await c.waitFor("db-prod-2 login: ");
-    expect(c.bytes.subarray(0, 6)).toEqual(IAC_WILL_ECHO_SGA);
-    expect(c.text.slice(6)).toBe("Debian GNU/Linux 12\r\ndb-prod-2 login: ");
+    expect(c.bytes.subarray(0, 18)).toEqual(Buffer.concat([IAC_DO_FIRST, IAC_WILL_ECHO_SGA]));
+    expect(c.text.slice(18)).toBe("Debian GNU/Linux 12\r\ndb-prod-2 login: ");
     c.send("admin\r\n");
     await c.waitFor("Password: ");
     c.send("wrongpw\r\n");
@@ -196,6 +202,16 @@ describe("cowrie over Telnet, driven by a script", () => {
     const input = await relay.next((e) => e.eventid === "cowrie.command.input" && e.input.startsWith("echo AAAA"));
     expect(input.input.length).toBe(4095);
   });
+});
+
+describe("nmap -sV", () => {
+  test("names OpenSSH 9.2p1 Debian on the SSH port and a Linux telnetd on the Telnet port", async () => {
+    const r = await run([requireTool("nmap"), "-sV", "-Pn", "-p", `${pot.ports.ssh},${pot.ports.telnet}`, "127.0.0.1"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^${pot.ports.ssh}/tcp +open +ssh +OpenSSH 9\\.2p1 Debian 2\\+deb12u3 \\(protocol 2\\.0\\)$`, "m"));
+    expect(r.stdout).toMatch(new RegExp(`^${pot.ports.telnet}/tcp +open +telnet +Linux telnetd$`, "m"));
+    expect(r.stdout).not.toContain("fingerprint");
+  }, 300_000);
 });
 
 describe("resource bounds", () => {

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Socket } from "node:net";
 import { Server, type Algorithms, type AuthContext, type Connection, type ServerChannel, type Session } from "ssh2";
+import { KexInitReader, type KexInit } from "./kexinit.ts";
 import { CowrieSession, type SessionOptions } from "./session.ts";
 import { Shell } from "./shell/shell.ts";
 import { runShell, Terminal } from "./terminal.ts";
@@ -53,12 +54,22 @@ export interface SshServer {
   accept(socket: Socket): void;
 }
 
+/** A connection between its accept and its SSH handshake. */
+interface Handshake {
+  session: CowrieSession;
+  grace: ReturnType<typeof setTimeout>;
+  /** cowrie.client.version is out: the client's offer may follow it. */
+  identified: boolean;
+  /** The client's offer, read before ssh2 reported the client (both come from the same bytes). */
+  kex: KexInit | null;
+}
+
 export function createSshServer(opts: SshOptions): SshServer {
   /**
    * Connections waiting for ssh2 to read the client's identification, by remote address and port:
    * ssh2 reports a new client with its address but not its socket.
    */
-  const pending = new Map<string, { session: CowrieSession; grace: ReturnType<typeof setTimeout> }>();
+  const pending = new Map<string, Handshake>();
   const server = new Server({ hostKeys: opts.hostKeys, ident: opts.version.replace(/^SSH-2\.0-/, ""), algorithms: ALGORITHMS }, (client, info) => {
     const key = `${info.ip}:${info.port}`;
     const waiting = pending.get(key);
@@ -71,6 +82,9 @@ export function createSshServer(opts: SshOptions): SshServer {
     client.once("ready", () => clearTimeout(grace));
     const raw = info.header.identRaw;
     session.emit("cowrie.client.version", { version: raw }, `Remote SSH version: ${raw}`);
+    // Cowrie's order: the version, then the offer, whichever of the two was read first here.
+    waiting.identified = true;
+    if (waiting.kex) emitKex(session, waiting.kex);
     handleClient(client, session, opts);
   });
   server.on("error", (err: Error) => opts.logger.warn({ err: err.message }, "ssh server error"));
@@ -81,15 +95,45 @@ export function createSshServer(opts: SshOptions): SshServer {
       const key = `${socket.remoteAddress}:${socket.remotePort}`;
       // sshd's LoginGraceTime: an unauthenticated connection is dropped after this long.
       const grace = setTimeout(() => socket.destroy(), opts.loginTimeoutMs);
-      pending.set(key, { session, grace });
+      const handshake: Handshake = { session, grace, identified: false, kex: null };
+      pending.set(key, handshake);
       socket.once("close", () => {
         clearTimeout(grace);
         pending.delete(key);
         session.close();
       });
       server.injectSocket(socket);
+      tapKexInit(socket, (kex) => {
+        if (handshake.identified) emitKex(session, kex);
+        else handshake.kex = kex;
+      });
     },
   };
+}
+
+/**
+ * Reads the client's KEXINIT from a copy of its first bytes. ssh2 reads the socket through
+ * 'data' events too, so a second listener sees the same chunks and takes nothing from it; it is
+ * added after injectSocket, whose pause() then keeps the socket paused until ssh2 resumes it.
+ */
+function tapKexInit(socket: Socket, onKex: (kex: KexInit) => void): void {
+  const reader = new KexInitReader();
+  const onData = (chunk: Buffer) => {
+    let kex: KexInit | null = null;
+    let over = true;
+    try {
+      kex = reader.feed(chunk);
+      over = reader.done;
+    } catch {}
+    if (!over) return;
+    socket.off("data", onData);
+    if (kex) onKex(kex);
+  };
+  socket.on("data", onData);
+}
+
+function emitKex(session: CowrieSession, kex: KexInit): void {
+  session.emit("cowrie.client.kex", { ...kex }, `SSH client hassh fingerprint: ${kex.hassh}`);
 }
 
 function md5Fingerprint(key: Buffer): string {

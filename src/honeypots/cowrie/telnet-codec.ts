@@ -12,6 +12,10 @@ const SB = 250;
 const SE = 240;
 export const OPT_ECHO = 1;
 export const OPT_SGA = 3;
+export const OPT_TTYPE = 24;
+export const OPT_TSPEED = 32;
+export const OPT_XDISPLOC = 35;
+export const OPT_NEW_ENVIRON = 39;
 
 export interface Negotiation {
   verb: number;
