@@ -3,7 +3,9 @@
  * token (a plain URL could not carry it) and played by asciinema-player.
  */
 import { expect, test } from "bun:test";
-import { getJson, until } from "../helpers";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { EventStreamClient, getJson, startTestCore, until } from "../helpers";
 import { launchBrowser, sshShell, startSystem } from "../helpers/console";
 import { sha256 } from "../../src/core/auth";
 
@@ -31,4 +33,20 @@ test("with tokens, a read token plays a session's recording", async () => {
   const player = page.getByTestId("player").locator(".ap-player");
   await player.click();
   await page.getByTestId("player").locator(".ap-term", { hasText: "root@db-prod-2:~# echo token-carried" }).waitFor();
+}, 60_000);
+
+test("a recorded session whose events came to Core with no node says no path for its recording exists", async () => {
+  await using core = await startTestCore();
+  const lines = readFileSync(join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl"), "utf8").trim().split("\n");
+  {
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    c.send(lines);
+    await c.ack(lines.length);
+  }
+  const [recorded] = (await getJson(`${core.api}/api/v1/sessions?session=4f1da0ba5dbe`)).body.sessions;
+  expect(recorded).toMatchObject({ recording: true, node_id: null });
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${core.api}/sessions/${recorded.id}`);
+  expect(await page.getByTestId("no-recording").textContent()).toContain("no path for the recording to reach Core");
 }, 60_000);

@@ -163,7 +163,7 @@ export function SessionPage({ id }: { id: string }) {
             {s.recording_file?.received ? (
               <Player id={String(s.id)} />
             ) : (
-              <p class="muted">{s.recording ? "The honeypot recorded this session; the node has not sent the recording yet." : "No recording: the session never reached a shell."}</p>
+              <p class="muted" data-testid="no-recording">{noRecording(s)}</p>
             )}
           </Card>
           <Card title={`Events (${s.session_events.length}${s.truncated ? ", the first ones" : ""})`} id="events">
@@ -207,4 +207,11 @@ export function SessionPage({ id }: { id: string }) {
       )}
     </main>
   );
+}
+
+/** Why there is nothing to play, as the recording's REST answer words it (docs/sessions.md). */
+function noRecording(s: { recording: boolean; node_id: unknown }): string {
+  if (!s.recording) return "No recording: the session never reached a shell.";
+  if (!s.node_id) return "The honeypot recorded this session, but its events came to Core directly, with no node: there is no path for the recording to reach Core (relay the honeypot through a node, with --pot-dir for a Cowrie of your own).";
+  return "The honeypot recorded this session; the node has not sent the recording yet.";
 }
