@@ -17,7 +17,7 @@ describe("the device's shell", () => {
   test("getprop answers one property, a default, or the whole sorted table", () => {
     const sh = shell();
     expect(run(sh, "getprop ro.product.model").stdout).toBe("Pixel 4a\n");
-    expect(run(sh, "getprop ro.build.version.sdk").stdout).toBe("33\n");
+    expect(run(sh, "getprop ro.build.version.sdk").stdout).toBe("29\n");
     expect(run(sh, "getprop no.such.prop fallback").stdout).toBe("fallback\n");
     const all = run(sh, "getprop").stdout.split("\n").filter(Boolean);
     expect(all).toContain("[ro.product.cpu.abi]: [arm64-v8a]");
@@ -70,6 +70,7 @@ describe("the device's shell", () => {
     expect(run(sh, 'echo "$USER in $PWD" $(getprop ro.product.cpu.abi)').stdout).toBe("shell in / arm64-v8a\n");
     expect(run(sh, "pm list packages | grep google | head -n 2").stdout).toBe("package:com.google.android.gms\npackage:com.google.android.gsf\n");
     expect(run(sh, "pm list packages | wc -l").stdout).toMatch(/^\d+\n$/);
+    expect(run(sh, "cmd package list packages | grep chrome").stdout).toBe("package:com.android.chrome\n");
     expect(run(sh, "nope 2>/dev/null; echo $?").stdout).toBe("127\n");
     expect(run(sh, "getprop ro.product.model > /dev/null").stdout).toBe("");
     expect(run(sh, "echo 'unclosed").stderr).toContain("syntax error");
@@ -94,6 +95,7 @@ describe("service names", () => {
   test("a streamed install's size is read from the command adb sends", () => {
     expect(streamedInstallSize("cmd package 'install' -S 123456")).toBe(123456);
     expect(streamedInstallSize("pm install -r -S 10")).toBe(10);
+    expect(streamedInstallSize("package install -S 77")).toBe(77);
     expect(streamedInstallSize("cmd package install")).toBeNull();
     expect(streamedInstallSize("ls -S 5")).toBeNull();
   });

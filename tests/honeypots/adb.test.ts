@@ -166,13 +166,13 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
     expect(listed.stdout.split("\n").map((l) => l.split(" ").at(-1))).toEqual([".", "..", "run.sh", "x", ""]);
   });
 
-  test("adb install streams the APK into `cmd package install`: captured, and Success", async () => {
+  test("adb install streams the APK into `package install` (abb_exec): captured, and Success", async () => {
     const apk = Buffer.concat([Buffer.from("PK\x03\x04"), randomBytes(5000)]);
     writeFileSync(join(work, "app.apk"), apk);
     const r = await adb(["-s", serial, "install", join(work, "app.apk")]);
     expect(r.stdout).toContain("Success");
     expect(r.code).toBe(0);
-    await relay.event("adb.command.input", { input: `cmd package 'install' -S ${apk.length}`, service: "exec" });
+    await relay.event("adb.command.input", { input: `package install -S ${apk.length}`, service: "abb_exec" });
     expect(await relay.event("adb.session.file_upload", { protocol_upload: "install" })).toMatchObject({ filename: expect.stringMatching(/^\/data\/app\/vmdl\d+\.tmp\/base\.apk$/), shasum: sha256(apk), size: apk.length, truncated: false });
   });
 
@@ -189,7 +189,7 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
     const client = await rawConnect(pot.ports.adb, "");
     const [reply] = messages(client);
     expect(reply).toMatchObject({ command: "CNXN", arg0: 0x01000001, arg1: 256 * 1024 });
-    expect(reply?.data.toString()).toBe("device::ro.product.name=sunfish;ro.product.model=Pixel 4a;ro.product.device=sunfish;features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,fixed_push_symlink_timestamp,remount_shell,track_app");
+    expect(reply?.data.toString()).toBe("device::ro.product.name=sunfish;ro.product.model=Pixel 4a;ro.product.device=sunfish;features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec,remount_shell");
     client.send(encode("OPEN", 7, 0, Buffer.from("shell:echo hi; getprop ro.build.version.release\0")));
     await client.waitFor("WRTE");
     // adb's flow control: the device sends nothing more (its CLSE included) before our OKAY.
@@ -197,7 +197,7 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
     await client.waitFor("CLSE");
     expect(messages(client).slice(1).map((m) => [m.command, m.arg0, m.arg1, m.data.toString()])).toEqual([
       ["OKAY", 1, 7, ""],
-      ["WRTE", 1, 7, "hi\n13\n"],
+      ["WRTE", 1, 7, "hi\n10\n"],
       ["CLSE", 1, 7, ""],
     ]);
     client.send(encode("OPEN", 8, 0, Buffer.from("tcp:203.0.113.1:80\0")));

@@ -233,8 +233,17 @@ function sh(ctx: CommandContext): ShellResult {
   return stdout("");
 }
 
+/** `cmd SERVICE ...`: the package service is pm's; others are not there for the shell user. */
+function cmd(ctx: CommandContext): ShellResult {
+  const service = ctx.argv[1];
+  if (service === "package") return pm({ ...ctx, argv: ["pm", ...ctx.argv.slice(2)] });
+  if (service === undefined || service === "-l") return stdout("Currently running services:\n  activity\n  package\n  settings\n  window\n");
+  return stderr(`cmd: Can't find service: ${service}\n`, 20);
+}
+
 export const COMMANDS: Record<string, Command> = {
   cat,
+  cmd,
   cd,
   chmod,
   echo,

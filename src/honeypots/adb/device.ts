@@ -1,7 +1,8 @@
 /**
- * The phone the honeypot pretends to be: an Android 13 handset on a 4.14 arm64 kernel (the
- * default is a Pixel 4a, whose last release this is), with the system properties, kernel strings
- * and packages that bots read first to pick a payload. Product name, model, device and
+ * The phone the honeypot pretends to be: an Android 10 handset on a 4.14 arm64 kernel (the
+ * default is a Pixel 4a, which shipped with this release), with the system properties, kernel
+ * strings and packages that bots read first to pick a payload. Android 10, because its adbd's
+ * features are all ones this emulation speaks (see FEATURES). Product name, model, device and
  * manufacturer come from the config; the rest stays consistent with them.
  */
 
@@ -15,30 +16,30 @@ export interface Product {
 export const DEFAULT_PRODUCT: Product = { name: "sunfish", model: "Pixel 4a", device: "sunfish", manufacturer: "Google" };
 
 /**
- * Features adbd announces in its CNXN banner. Only what this emulation speaks: shell_v2 (framed
- * shell streams), stat_v2/ls_v2 (STA2, LIS2), cmd (so `adb install` streams the APK through
- * `exec:cmd package install`, which is captured). sendrecv_v2 and its compressions, abb and
- * abb_exec are left out: a client that saw them would use SND2 with zstd or `abb_exec:`.
+ * Features adbd announces in its CNXN banner: Android 10's, every one of which is spoken here.
+ * shell_v2 frames shell streams, stat_v2/ls_v2 are STA2 and LIS2, cmd and abb_exec make
+ * `adb install` stream the APK (captured). Android 11's additions are left out with the release:
+ * sendrecv_v2 would have clients push with SND2 and zstd or lz4 compression.
  */
-export const FEATURES = ["shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir", "apex", "fixed_push_symlink_timestamp", "remount_shell", "track_app"] as const;
+export const FEATURES = ["shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir", "apex", "abb", "fixed_push_symlink_timestamp", "abb_exec", "remount_shell"] as const;
 
 export const KERNEL = {
   sysname: "Linux",
   nodename: "localhost",
-  release: "4.14.302-g92e0d94d0ab5-ab10226624",
-  version: "#1 SMP PREEMPT Mon Jul 10 18:35:52 UTC 2023",
+  release: "4.14.150-g62a62a5a93f7-ab6570191",
+  version: "#1 SMP PREEMPT Tue Jun 9 02:22:58 UTC 2020",
   machine: "aarch64",
 };
 
-const BUILD_ID = "TQ3A.230805.001.S1";
-const INCREMENTAL = "10511479";
-const BUILD_DATE = "Mon Jul 10 18:35:52 UTC 2023";
-const BUILD_UTC = "1689014152";
+const BUILD_ID = "QD4A.200805.003";
+const INCREMENTAL = "6662516";
+const BUILD_DATE = "Tue Jun 9 02:18:31 UTC 2020";
+const BUILD_UTC = "1591669111";
 
 /** getprop's table: a few dozen of the properties a real handset has, sorted as getprop prints them. */
 export function deviceProps(p: Product): Map<string, string> {
   const brand = p.manufacturer.toLowerCase().replace(/[^a-z0-9]+/g, "");
-  const fingerprint = `${brand}/${p.name}/${p.device}:13/${BUILD_ID}/${INCREMENTAL}:user/release-keys`;
+  const fingerprint = `${brand}/${p.name}/${p.device}:10/${BUILD_ID}/${INCREMENTAL}:user/release-keys`;
   const props: Record<string, string> = {
     "dalvik.vm.heapsize": "512m",
     "dalvik.vm.isa.arm64.variant": "cortex-a76",
@@ -52,15 +53,15 @@ export function deviceProps(p: Product): Map<string, string> {
     "ro.boot.hardware": p.device,
     "ro.boot.serialno": "0B291JEC215037",
     "ro.boot.verifiedbootstate": "green",
-    "ro.bootloader": "s5-0.5-9825683",
+    "ro.bootloader": "s5-0.2-6451458",
     "ro.build.characteristics": "nosdcard",
     "ro.build.date": BUILD_DATE,
     "ro.build.date.utc": BUILD_UTC,
-    "ro.build.description": `${p.name}-user 13 ${BUILD_ID} ${INCREMENTAL} release-keys`,
+    "ro.build.description": `${p.name}-user 10 ${BUILD_ID} ${INCREMENTAL} release-keys`,
     "ro.build.display.id": BUILD_ID,
     "ro.build.fingerprint": fingerprint,
     "ro.build.flavor": `${p.name}-user`,
-    "ro.build.host": "abfarm-release-rbe-64-00043",
+    "ro.build.host": "abfarm-01064",
     "ro.build.id": BUILD_ID,
     "ro.build.product": p.device,
     "ro.build.tags": "release-keys",
@@ -68,10 +69,9 @@ export function deviceProps(p: Product): Map<string, string> {
     "ro.build.user": "android-build",
     "ro.build.version.codename": "REL",
     "ro.build.version.incremental": INCREMENTAL,
-    "ro.build.version.release": "13",
-    "ro.build.version.release_or_codename": "13",
-    "ro.build.version.sdk": "33",
-    "ro.build.version.security_patch": "2023-08-05",
+    "ro.build.version.release": "10",
+    "ro.build.version.sdk": "29",
+    "ro.build.version.security_patch": "2020-08-05",
     "ro.crypto.state": "encrypted",
     "ro.debuggable": "0",
     "ro.hardware": p.device,
@@ -151,5 +151,5 @@ SwapFree:        1640700 kB
 `;
 
 export function procVersion(): string {
-  return `Linux version ${KERNEL.release} (android-build@abfarm-release-rbe-64-00043) (Android (7284624, based on r416183b) clang version 12.0.5, LLD 12.0.5) ${KERNEL.version}\n`;
+  return `Linux version ${KERNEL.release} (android-build@abfarm-01064) (Android (5484270 based on r353983c) clang version 9.0.3) ${KERNEL.version}\n`;
 }

@@ -1,6 +1,6 @@
 /**
  * The handset's file tree as the `shell` user (uid 2000) sees it: a fixed skeleton of an Android
- * 13 root, with /data unreadable, /system read-only, and two places a shell user may write:
+ * 10 root, with /data unreadable, /system read-only, and two places a shell user may write:
  * /data/local/tmp (where every ADB bot drops its payload) and the shared storage behind /sdcard.
  * Files pushed in a session are added there with their size and mode (and the first bytes, for
  * `cat`); nothing is ever written to the real disk from here.
@@ -17,7 +17,7 @@ const MEDIA_RW = 1023;
 const EVERYONE = 9997;
 /** Files the image was built with carry the build system's fixed date; /data is newer. */
 const IMAGE_TIME = 1230768000;
-const DATA_TIME = 1689100000;
+const DATA_TIME = 1597000000;
 /** Bytes of a pushed file kept for `cat`, and pushed entries per session. */
 export const HEAD_BYTES = 16 * 1024;
 const MAX_ENTRIES = 256;
@@ -77,12 +77,9 @@ export function baseTree(buildProp: string): FsNode {
     config: dir(0o500, {}, { readable: false }),
     d: link("/sys/kernel/debug"),
     data: closed(0o771, { uid: 1000, gid: 1000, mtime: DATA_TIME, children: new Map([["local", dir(0o751, { tmp: dir(0o771, {}, { uid: SHELL, gid: SHELL, mtime: DATA_TIME, writable: true }) }, { uid: ROOT, gid: ROOT, readable: false, mtime: DATA_TIME })]]) }),
-    data_mirror: closed(0o700),
-    debug_ramdisk: dir(0o750),
     dev: dir(0o755, { null: file("", { perm: 0o666, size: 0 }), zero: file("", { perm: 0o666, size: 0 }) }),
     etc: link("/system/etc"),
     init: closed(0o750),
-    linkerconfig: dir(0o755),
     metadata: closed(0o771),
     mnt: dir(0o755, { sdcard: link("/storage/self/primary") }),
     odm: dir(0o755),

@@ -73,10 +73,13 @@ class InstallService implements Service {
   }
 }
 
-/** `cmd package 'install' -S 1234` or `pm install -S 1234 ...`: the size of the streamed APK. */
+/**
+ * The size of an APK streamed by `adb install`: `cmd package 'install' -S 1234` through exec:,
+ * `package install -S 1234` through abb_exec:, or `pm install -S 1234`.
+ */
 export function streamedInstallSize(command: string): number | null {
   const words = command.replace(/'/g, "").trim().split(/\s+/);
-  const start = words[0] === "cmd" && words[1] === "package" ? 2 : words[0] === "pm" ? 1 : -1;
+  const start = words[0] === "cmd" && words[1] === "package" ? 2 : words[0] === "pm" || words[0] === "package" ? 1 : -1;
   if (start === -1 || words[start] !== "install") return null;
   const at = words.indexOf("-S", start);
   const size = at === -1 ? NaN : Number(words[at + 1]);
@@ -121,6 +124,18 @@ export function openService(name: string, ctx: DeviceContext): Starter | null {
       return (io) => new InstallService(io, ctx, size);
     }
     return (io) => new ShellService(io, ctx, { v2: false, pty: false, command, service: "exec" }).start();
+  }
+  if (name.startsWith("abb:") || name.startsWith("abb_exec:")) {
+    // Android Binder Bridge: `cmd` without a shell, its arguments split by NULs; abb: frames its
+    // output with the shell protocol, abb_exec: sends it raw.
+    const exec = name.startsWith("abb_exec:");
+    const command = name.slice(name.indexOf(":") + 1).split("\0").join(" ");
+    const size = exec ? streamedInstallSize(command) : null;
+    if (size !== null) {
+      recordInput(ctx.session, command, "abb_exec");
+      return (io) => new InstallService(io, ctx, size);
+    }
+    return (io) => new ShellService(io, ctx, { v2: !exec, pty: false, command: `cmd ${command}`, service: exec ? "abb_exec" : "abb" }).start();
   }
   if (name === "sync:") return (io) => new SyncService(io, ctx);
   const prefix = name.slice(0, name.indexOf(":") + 1);
