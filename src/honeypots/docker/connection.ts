@@ -10,10 +10,10 @@ import { OutboxFull, type Outbox, type OutboxFile } from "../shared/outbox.ts";
 import { PotSession, printable } from "../shared/session.ts";
 import type { EventSink } from "../shared/sink.ts";
 import { type DockerApi, goJson, type Reply, tarName } from "./api.ts";
-import { Console, type Printed } from "./console.ts";
 import { chunk, frame, LAST_CHUNK, protocolError, type RequestHead, RequestParser, responseHead } from "./http.ts";
 import { match, type Match } from "./routes.ts";
 import type { Container } from "./state.ts";
+import { ShellStdin } from "./stdin.ts";
 
 export interface ConnectionContext {
   api: DockerApi;
@@ -29,8 +29,7 @@ const CHUNKING_THRESHOLD = 2048;
 const MAX_UNSENT = 1024 * 1024;
 /** How much of a request body the docker.request event shows. */
 const EVENT_BODY = 4096;
-const MAX_LINE = 4095;
-const HELD_STDIN = 64 * 1024;
+const SLICE = 16 * 1024;
 
 interface Pending {
   head: RequestHead;
@@ -48,9 +47,8 @@ export class Connection {
   private clientDone = false;
   private requests = 0;
   private closeReason = "";
-  private console: Console | null = null;
-  private onStdinEnd: (() => void) | null = null;
-  private held: { chunks: Buffer[]; size: number; eof: boolean } | null = null;
+  /** The shell reading a hijacked stream's stdin, if it has one. */
+  private shell: ShellStdin | null = null;
   private readonly cleanups: Array<() => void> = [];
 
   constructor(
@@ -77,14 +75,16 @@ export class Connection {
   }
 
   private data(data: Buffer): void {
-    if (this.mode === "closed") return;
-    if (this.mode === "hijacked") return this.stdin(data);
-    if (!this.parser.push(data)) {
-      this.closeReason = "input buffer full";
-      this.socket.destroy();
-      return;
+    // In slices, so a body streamed in large reads is taken as it comes rather than held whole.
+    for (let at = 0; at < data.length && this.mode !== "closed"; at += SLICE) {
+      if (this.mode === "hijacked") return this.shell?.input(data.subarray(at));
+      if (!this.parser.push(data.subarray(at, at + SLICE))) {
+        this.closeReason = "input buffer full";
+        this.socket.destroy();
+        return;
+      }
+      if (this.mode === "http") this.pump();
     }
-    if (this.mode === "http") this.pump();
   }
 
   private pump(): void {
@@ -292,28 +292,18 @@ export class Connection {
     for (const part of reply.logs) this.socket.write(part);
     const out = this.output(reply.contentType.endsWith("multiplexed-stream"));
     if (c.status === "exited") return this.hangUp();
-    const detach = state.attach(c, { write: out, end: () => this.hangUp(), started: () => this.release(out) });
+    const detach = state.attach(c, { write: out, end: () => this.hangUp(), started: () => this.shell?.start() });
     if (!detach) return this.hangUp();
     this.cleanups.push(detach);
     if (reply.stdin && c.openStdin) {
-      this.interactive(c, c.tty, out, { container_id: c.id }, () => {
+      const exit = () => {
         if (!state.stop(c, 0)) this.hangUp();
-      });
-      // `docker run -i` sends its stdin before the start; the process reads it once it runs.
-      if (c.status === "running") this.showPrompt(out);
-      else this.held = { chunks: [], size: 0, eof: false };
+      };
+      this.shell = new ShellStdin({ container: c, tty: c.tty, ids: { container_id: c.id }, logged: true, exit }, state, this.session, out);
+      if (c.status === "running") this.shell.start();
+      else this.shell.hold();
     }
-    this.stdin(this.parser.rest());
-  }
-
-  /** Stdin that came before the container started, handed to it now. */
-  private release(out: (stream: 1 | 2, text: string) => void): void {
-    const held = this.held;
-    if (!held) return;
-    this.held = null;
-    this.showPrompt(out);
-    for (const data of held.chunks) this.stdin(data);
-    if (held.eof) this.end();
+    this.shell?.input(this.parser.rest());
   }
 
   private exec(head: RequestHead, reply: Extract<Reply, { type: "exec" }>): void {
@@ -334,61 +324,14 @@ export class Connection {
     this.cleanups.push(() => (e.running = false));
     if (!e.attachStdin || result.finished) return finish();
     e.exitCode = null;
-    this.interactive(c, e.tty, out, { container_id: c.id, exec_id: e.id }, finish, false);
-    this.showPrompt(out);
-    this.stdin(this.parser.rest());
-  }
-
-  private interactive(c: Container, tty: boolean, out: (stream: 1 | 2, text: string) => void, ids: Record<string, string>, exit: () => void, logged = true): void {
-    const prompt = c.image.remote === "library/alpine" || c.image.remote.split("/").pop() === "busybox" ? "/ # " : `root@${c.id.slice(0, 12)}:/# `;
-    this.console = new Console({ tty, prompt, maxLine: MAX_LINE, run: (line) => this.ctx.api.state.typed(c, line, logged) });
-    this.consoleOut = (printed, lines) => {
-      for (const line of lines) this.session.emit("command.input", { input: line, ...ids, source: "stdin" });
-      for (const p of printed) out(p.stream, p.text);
-    };
-    this.onStdinEnd = exit;
-  }
-
-  private consoleOut: ((printed: Printed[], lines: string[]) => void) | null = null;
-
-  private showPrompt(out: (stream: 1 | 2, text: string) => void): void {
-    for (const p of this.console?.open() ?? []) out(p.stream, p.text);
-  }
-
-  private stdin(data: Buffer): void {
-    if (!this.console || data.length === 0) return;
-    if (this.held) {
-      // A pipe's buffer holds about this much before the writer blocks.
-      if (this.held.size + data.length <= HELD_STDIN) this.held.chunks.push(data);
-      this.held.size += data.length;
-      return;
-    }
-    const result = this.console.input(data);
-    this.consoleOut?.(result.printed, result.lines);
-    if (result.exit) this.stdinEnded();
-  }
-
-  private stdinEnded(): void {
-    const exit = this.onStdinEnd;
-    this.onStdinEnd = null;
-    this.console = null;
-    exit?.();
+    this.shell = new ShellStdin({ container: c, tty: e.tty, ids: { container_id: c.id, exec_id: e.id }, logged: false, exit: finish }, state, this.session, out);
+    this.shell.start();
+    this.shell.input(this.parser.rest());
   }
 
   private end(): void {
     this.clientDone = true;
-    if (this.held) {
-      this.held.eof = true;
-      return;
-    }
-    if (this.mode === "hijacked") {
-      if (this.console) {
-        const result = this.console.eof();
-        this.consoleOut?.(result.printed, result.lines);
-        this.stdinEnded();
-      }
-      return;
-    }
+    if (this.mode === "hijacked") return this.shell?.eof();
     if (this.mode === "http" && !this.req) this.hangUp();
   }
 
