@@ -169,6 +169,7 @@ describe("commands, as Redis 7 answers them", () => {
     expect(send("INCRBY", "n", "5")).toBe(":5\r\n");
     expect(send("KEYS", "*")).toBe("*2\r\n$1\r\nk\r\n$1\r\nn\r\n");
     expect(send("TYPE", "k")).toBe("+string\r\n");
+    expect(send("HGETALL", "nokey")).toBe("*0\r\n");
     expect(send("HGETALL", "k")).toBe("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
     expect(send("HSET", "h", "a", "1", "b", "2")).toBe(":2\r\n");
     expect(send("SELECT", "16")).toBe("-ERR DB index is out of range\r\n");
@@ -239,8 +240,10 @@ describe("commands, as Redis 7 answers them", () => {
     expect(send("SET", "a", "b")).toBe("-READONLY You can't write against a read only replica.\r\n");
     expect(send("INFO", "replication")).toContain("role:slave\r\nmaster_host:198.51.100.2\r\nmaster_port:21000\r\nmaster_link_status:down\r\n");
     expect(send("ROLE")).toBe("*5\r\n$5\r\nslave\r\n$12\r\n198.51.100.2\r\n:21000\r\n$7\r\nconnect\r\n:-1\r\n");
-    expect(send("SLAVEOF", "NO", "ONE")).toBe("+OK\r\n");
+    expect(send("CONFIG", "SET", "slave-read-only", "no")).toBe("+OK\r\n");
     expect(send("SET", "a", "b")).toBe("+OK\r\n");
+    expect(send("SLAVEOF", "NO", "ONE")).toBe("+OK\r\n");
+    expect(send("INFO", "replication")).toContain("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n");
   });
 });
 

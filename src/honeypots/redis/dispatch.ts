@@ -8,7 +8,7 @@ import { ADMIN_COMMANDS, containerHelp, requiredPassword } from "./admin.ts";
 import { ATTACK_COMMANDS } from "./attacks.ts";
 import { arityOk, type CommandSpec, lookupCommand } from "./command-table.ts";
 import { asPrinted, type Ctx, type Handler, type Outcome, text } from "./context.ts";
-import { array, error, integer, NIL, OK, type Reply, simple } from "./resp.ts";
+import { array, error, integer, map, NIL, OK, type Reply, simple } from "./resp.ts";
 import { OOM, STRING_COMMANDS } from "./strings.ts";
 
 const HANDLERS: Record<string, Handler> = { ...STRING_COMMANDS, ...ADMIN_COMMANDS, ...ATTACK_COMMANDS };
@@ -22,12 +22,13 @@ const MULTI_MAX_COMMANDS = 1024;
 const MULTI_MAX_BYTES = 1024 * 1024;
 
 /**
- * Replies of the data-type commands not emulated, on a missing key: a = empty array, 0 = zero,
- * n = nil, N = null array (a blocking pop that timed out), +1/+2 = elements added (one per
- * argument, or per pair). On a key holding a string they answer WRONGTYPE, as Redis does.
+ * Replies of the data-type commands not emulated, on a missing key: a = empty array, m = empty
+ * map and s = empty set (arrays in RESP2), 0 = zero, n = nil, N = null array (a blocking pop
+ * that timed out), +1/+2 = elements added (one per argument, or per pair). On a key holding a
+ * string they answer WRONGTYPE, as Redis does.
  */
 const TYPED: ReadonlyMap<string, string> = new Map(
-  `hgetall:a hkeys:a hvals:a lrange:a smembers:a sinter:a sunion:a sdiff:a zrange:a zrangebyscore:a zrevrange:a
+  `hgetall:m hkeys:a hvals:a lrange:a smembers:s sinter:s sunion:s sdiff:s zrange:a zrangebyscore:a zrevrange:a
   zrevrangebyscore:a zrangebylex:a zrevrangebylex:a xrange:a xrevrange:a hlen:0 llen:0 scard:0 zcard:0 hexists:0
   sismember:0 zcount:0 hdel:0 srem:0 zrem:0 lrem:0 hstrlen:0 zlexcount:0 xlen:0 hget:n lpop:n rpop:n lindex:n spop:n
   srandmember:n zscore:n zrank:n zrevrank:n rpoplpush:n lmove:n hrandfield:n zrandmember:n blpop:N brpop:N
@@ -45,6 +46,10 @@ function fallback(ctx: Ctx, spec: CommandSpec, args: Buffer[]): Reply {
   switch (kind) {
     case "a":
       return array([]);
+    case "m":
+      return map([]);
+    case "s":
+      return { type: "set", items: [] };
     case "0":
       return integer(0);
     case "N":
@@ -105,6 +110,11 @@ function reject(ctx: Ctx, reply: Reply): Outcome {
   return { reply };
 }
 
+/** replica-read-only (alias slave-read-only), which attackers turn off before writing to a replica. */
+function readOnlyReplica(ctx: Ctx): boolean {
+  return ctx.state.configValue("replica-read-only", "yes") === "yes" && ctx.state.configValue("slave-read-only", "yes") === "yes";
+}
+
 function count(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
@@ -129,7 +139,7 @@ function run(ctx: Ctx, args: Buffer[]): Outcome {
   if (!arityOk(spec, args.length)) return reject(ctx, error(`ERR wrong number of arguments for '${spec.name}' command`));
   const top = spec.name.split("|")[0]!;
   if (!ctx.client.authenticated && requiredPassword(ctx) !== "" && !NO_AUTH.has(top)) return reject(ctx, error("NOAUTH Authentication required."));
-  if (ctx.state.master && spec.write) return reject(ctx, error("READONLY You can't write against a read only replica."));
+  if (ctx.state.master && spec.write && readOnlyReplica(ctx)) return reject(ctx, error("READONLY You can't write against a read only replica."));
   ctx.client.lastCommand = spec.name;
   count(ctx.state.commandCounts, spec.name);
   ctx.server.totals.commands++;
