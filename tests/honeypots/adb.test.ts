@@ -232,7 +232,7 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
     // The adbConnect probe is rarity 8 and registered for port 5555 only: on another port it
     // takes --version-intensity 8 (on 5555 nmap's default tries it).
     const r = await run(["nmap", "-sV", "-Pn", "--version-intensity", "8", "-p", String(pot.ports.adb), "127.0.0.1"]);
-    expect(r.stdout).toMatch(new RegExp(`${pot.ports.adb}/tcp open  adb     Android Debug Bridge device \\(name: sunfish; model: Pixel 4a; device: sunfish; features: shell_v2,cmd,`));
+    expect(r.stdout).toMatch(new RegExp(`${pot.ports.adb}/tcp\\s+open\\s+adb\\s+Android Debug Bridge device \\(name: sunfish; model: Pixel 4a; device: sunfish; features: shell_v2,cmd,`));
   }, 120_000);
 
   test("adb reboot: recorded, and the device drops off", async () => {
