@@ -144,14 +144,22 @@ export class HttpConnection {
     this.current = null;
     const { head } = request;
     const reply = this.hooks.request(request);
-    if (head.version === "HTTP/0.9") {
-      // HTTP/0.9 has no status line or headers: the body alone, then the end of the connection.
+    if (head.version === "HTTP/0.9" || this.bodyOnly()) {
       this.transport.write(typeof reply.body === "string" ? Buffer.from(reply.body, "latin1") : reply.body);
       return this.close();
     }
     const keepAlive = this.keepAlive(head, reply.status);
     this.transport.write(this.opts.persona.frame(reply, { head: head.method === "HEAD", keepAlive, remaining: this.opts.maxRequests - this.count + 1 }));
     if (!keepAlive) this.close();
+  }
+
+  /**
+   * HTTP/0.9 has no status line or headers: the body alone, then the end of the connection. Apache's
+   * mod_ssl answers plain HTTP on its TLS port that way too (its 400 page with no headers), which
+   * is what nmap's signature for it expects.
+   */
+  private bodyOnly(): boolean {
+    return this.opts.plainToTls && this.opts.persona.kind === "apache";
   }
 
   private pageContext(head: Partial<RequestHead> | undefined): PageContext {
@@ -168,7 +176,8 @@ export class HttpConnection {
     const apache = this.opts.persona.kind === "apache";
     const detail = apache ? (error ? APACHE_DETAIL[error] : undefined) : error === "field_too_long" || error === "too_many_fields" ? "header" : undefined;
     const ctx = { ...this.pageContext(head), detail, plainToTls: this.opts.plainToTls };
-    this.transport.write(this.opts.persona.frame(this.opts.persona.errorReply(status, ctx), { head: false, keepAlive: false, remaining: 0 }));
+    const reply = this.opts.persona.errorReply(status, ctx);
+    this.transport.write(this.bodyOnly() ? Buffer.from(String(reply.body), "latin1") : this.opts.persona.frame(reply, { head: false, keepAlive: false, remaining: 0 }));
     this.close();
   }
 
