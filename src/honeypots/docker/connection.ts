@@ -45,6 +45,7 @@ export class Connection {
   private mode: "http" | "waiting" | "hijacked" | "closed" = "http";
   private req: Pending | null = null;
   private clientDone = false;
+  private draining = false;
   private requests = 0;
   private closeReason = "";
   /** The shell reading a hijacked stream's stdin, if it has one. */
@@ -90,8 +91,16 @@ export class Connection {
   private pump(): void {
     while (this.mode === "http") {
       if (this.socket.writableLength > MAX_UNSENT) {
+        if (this.draining) return;
+        this.draining = true;
         this.socket.pause();
-        this.socket.once("drain", () => this.guard(() => (this.socket.resume(), this.pump())));
+        this.socket.once("drain", () =>
+          this.guard(() => {
+            this.draining = false;
+            this.socket.resume();
+            this.pump();
+          }),
+        );
         return;
       }
       const item = this.parser.next();
@@ -182,6 +191,7 @@ export class Connection {
     const outcome = this.ctx.api.handle({ method: r.head.method, route: r.match.route, target: r.match.target, contentType: r.head.headers.get("content-type") ?? "", body });
     for (const { event, fields } of outcome.events) this.session.emit(event, fields);
     if (outcome.reply.type === "archive") this.archive(r, outcome.reply.container);
+    else r.upload?.file?.abort();
     this.send(r.head, outcome.reply);
   }
 
