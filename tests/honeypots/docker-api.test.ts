@@ -231,7 +231,14 @@ describe("the API over the fake state", () => {
     const logs = call(a, "GET", `/v1.45/containers/${id}/logs?stdout=1&stderr=1`).reply as { parts: Buffer[] };
     expect([...Buffer.concat(logs.parts)]).toEqual([...frame(1, "started\n")]);
     expect(call(a, "DELETE", `/v1.45/containers/${id}`).reply).toMatchObject({ status: 409 });
+    expect(call(a, "POST", `/v1.45/containers/${id}/kill?signal=SIGCONT`).reply).toEqual({ type: "empty", status: 204 });
+    expect(a.state.find(id)?.status).toBe("running");
+    expect(call(a, "POST", `/v1.45/containers/${id}/kill?signal=__proto__`).reply).toMatchObject({ status: 400 });
+    expect(call(a, "POST", `/v1.45/containers/${id}/kill`).reply).toEqual({ type: "empty", status: 204 });
+    expect(a.state.find(id)).toMatchObject({ status: "exited", exitCode: 137 });
+    expect(call(a, "POST", `/v1.45/containers/${id}/kill`).reply).toMatchObject({ status: 409 });
     expect(call(a, "DELETE", `/v1.45/containers/${id}?force=1`).reply).toEqual({ type: "empty", status: 204 });
+    expect(call(a, "DELETE", `/v1.45/containers/${id}`).reply).toMatchObject({ status: 404 });
     expect(call(a, "GET", `/v1.45/containers/${id}/json`).reply).toEqual({ type: "json", status: 404, body: { message: `No such container: ${id}` } });
     expect(call(a, "POST", "/v1.45/containers/create", "not an object").reply).toMatchObject({ status: 400 });
   });

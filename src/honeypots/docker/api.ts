@@ -146,7 +146,16 @@ export class DockerApi {
         return { reply: { type: "empty", status: 204 }, events: [{ event: "container.start", fields: { container_id: c.id, name: c.name, image: c.imageName, command: commandLine([...c.entrypoint, ...c.cmd]) } }] };
       }
       case "containers.stop":
-        return only({ type: "empty", status: this.state.stop(c) ? 204 : 304 });
+        // SIGTERM, which the emulated processes die of (143), as `sleep` does.
+        return only({ type: "empty", status: this.state.stop(c, 143) ? 204 : 304 });
+      case "containers.kill": {
+        if (c.status !== "running") return error(409, `Cannot kill container: ${param}: container ${c.id} is not running`);
+        const signal = signalNumber(q.get("signal") || "KILL");
+        if (signal === null) return error(400, `Invalid signal: ${(q.get("signal") ?? "").slice(0, 64)}`);
+        // The CLI forwards every signal it gets (docker run's sig-proxy): only the deadly ones end the process.
+        if (!HARMLESS_SIGNALS.has(signal)) this.state.stop(c, 128 + signal);
+        return only({ type: "empty", status: 204 });
+      }
       case "containers.restart":
         this.state.stop(c);
         this.state.start(c);
@@ -330,6 +339,17 @@ export class DockerApi {
     const multiplexed = !tty && compareApi(req.target.version || this.release.api, "1.42") >= 0;
     return only({ type: "exec", exec: e, contentType: multiplexed ? MULTIPLEXED_STREAM : RAW_STREAM });
   }
+}
+
+const SIGNALS: Record<string, number> = { HUP: 1, INT: 2, QUIT: 3, ILL: 4, TRAP: 5, ABRT: 6, BUS: 7, FPE: 8, KILL: 9, USR1: 10, SEGV: 11, USR2: 12, PIPE: 13, ALRM: 14, TERM: 15, STKFLT: 16, CHLD: 17, CONT: 18, STOP: 19, TSTP: 20, TTIN: 21, TTOU: 22, URG: 23, XCPU: 24, XFSZ: 25, VTALRM: 26, PROF: 27, WINCH: 28, IO: 29, PWR: 30, SYS: 31 };
+/** Signals whose default action is not to end the process (CHLD, CONT, the stops, URG, WINCH). */
+const HARMLESS_SIGNALS = new Set([17, 18, 19, 20, 21, 22, 23, 28]);
+
+/** "SIGTERM", "TERM" or "15", as dockerd's signal.ParseSignal takes them. */
+function signalNumber(name: string): number | null {
+  if (/^\d{1,2}$/.test(name)) return Number(name) >= 1 && Number(name) <= 64 ? Number(name) : null;
+  const key = name.toUpperCase().replace(/^SIG/, "");
+  return Object.hasOwn(SIGNALS, key) ? SIGNALS[key]! : null;
 }
 
 /** JSON as Go's encoder writes it: <, > and & escaped, so HTML never leaks through. */
