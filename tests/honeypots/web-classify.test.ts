@@ -114,6 +114,8 @@ const EXPLOITS: [string, string, string[], string][] = [
   ["FortiOS credential leak (CVE-2018-13379)", "GET /remote/fgt_lang?lang=/../../../..//////////dev/cmdb/sslvpn_websession HTTP/1.1\nHost: x\n\n", ["path_traversal", "appliance_probe"], "../../../..//////////dev/cmdb/sslvpn_websession"],
   ["F5 BIG-IP iControl (CVE-2022-1388)", 'POST /mgmt/tm/util/bash HTTP/1.1\nHost: x\nConnection: keep-alive, X-F5-Auth-Token\nX-F5-Auth-Token: a\nAuthorization: Basic YWRtaW46\nContent-Length: 41\n\n{"command":"run","utilCmdArgs":"-c id"}', ["appliance_probe"], "/mgmt/tm/"],
   ["phpMyAdmin probe", "GET /phpmyadmin/index.php HTTP/1.1\nHost: x\n\n", ["phpmyadmin_probe"], "/phpmyadmin/"],
+  ["an open-proxy check", "CONNECT www.google.com:443 HTTP/1.1\nHost: www.google.com:443\n\n", ["proxy_probe"], "CONNECT www.google.com:443"],
+  ["an open-proxy check by absolute URL", "GET http://azenv.net/ HTTP/1.1\nHost: azenv.net\n\n", ["proxy_probe"], "http://azenv.net"],
   ["Exchange ProxyShell probe", "GET /autodiscover/autodiscover.json?@zdi/Powershell HTTP/1.1\nHost: x\n\n", ["exchange_probe"], "/autodiscover/autodiscover.json"],
 ];
 

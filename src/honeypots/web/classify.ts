@@ -126,6 +126,11 @@ const FAMILIES: Family[] = [
       match(/\/(?:remote\/fgt_lang|dana-na\/|dana-cached\/|vpns?\/|\+CSCOE\+\/|\+CSCOT\+\/|global-protect\/|ssl-vpn\/|mgmt\/tm\/|tmui\/|mgmt\/shared\/authn)/i, v.path),
   },
   { family: "phpmyadmin_probe", test: (v) => match(/\/(?:phpmyadmin|pma|myadmin|phpMyAdmin\d*|mysqladmin|dbadmin)(?:\/|$)/i, v.path) },
+  {
+    family: "proxy_probe",
+    // Open-proxy checks: CONNECT, or a request for another site's absolute URL.
+    test: (v) => (v.method === "CONNECT" ? clip(`CONNECT ${v.target}`) : match(/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*/i, v.target)),
+  },
   { family: "exchange_probe", test: (v) => match(/\/(?:autodiscover\/autodiscover\.json|owa\/auth\/|ecp\/|mapi\/nspi|aspnet_client\/)/i, v.path) },
 ];
 

@@ -32,6 +32,8 @@ import { acceptTls, type HelloOutcome } from "./tls.ts";
  * this bounds one that keeps a connection busy within the idle limit.
  */
 const SESSION_LIMIT_MS = 10 * 60 * 1000;
+/** Answers written and not yet taken by the client, per connection, before it is cut off. */
+const MAX_UNREAD_BYTES = 512 * 1024;
 
 function flag(value: string): boolean {
   return value === "true";
@@ -103,7 +105,10 @@ export async function startWeb({ config, sink, logger }: PotContext<keyof typeof
     };
     const transportOf = (stream: Socket | TLSSocket): Transport => ({
       write: (bytes) => {
-        if (!stream.destroyed) stream.write(bytes);
+        if (stream.destroyed) return;
+        stream.write(bytes);
+        // A client that pipelines requests and never reads the answers would have them pile up here.
+        if (stream.writableLength + socket.writableLength > MAX_UNREAD_BYTES) socket.destroy();
       },
       end: () => stream.end(),
     });

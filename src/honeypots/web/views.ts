@@ -14,6 +14,9 @@ export interface RequestText {
 }
 
 export interface Views {
+  method: string;
+  /** The request-target as sent. */
+  target: string;
   rawPath: string;
   rawQuery: string;
   path: string;
@@ -44,6 +47,8 @@ export function views(req: RequestText): Views {
   const rawQuery = q < 0 ? "" : req.target.slice(q + 1);
   const looksLikeForm = /^[\w.%[\]-]+=/.test(req.body);
   return {
+    method: req.method,
+    target: req.target,
     rawPath,
     rawQuery,
     path: percentDecode(rawPath),
