@@ -57,6 +57,25 @@ test("an input buffer refuses what would pass its bound and keeps what it had", 
   expect(buf.view().toString()).toBe("cdefghij");
 });
 
+test("an input buffer fed a byte at a time keeps every byte in order, and a kept view stays valid", () => {
+  const buf = new InputBuffer(1 << 20);
+  const kept: Buffer[] = [];
+  let expected = "";
+  for (let i = 0; i < 100_000; i++) {
+    const c = String.fromCharCode(97 + (i % 26));
+    expect(buf.push(Buffer.from(c))).toBe(true);
+    expected += c;
+    if (i % 1000 === 999) {
+      kept.push(buf.view().subarray(0, 10));
+      buf.consume(990);
+      expected = expected.slice(990);
+    }
+  }
+  expect(buf.view().toString()).toBe(expected);
+  expect(kept[0]!.toString()).toBe("abcdefghij");
+  expect(kept.every((k) => k.length === 10)).toBe(true);
+});
+
 test("captured bytes are shown printable, with everything else escaped", () => {
   expect(printable(Buffer.from([0x16, 0x03, 0x01, 0x41, 0x5c, 0x7f]))).toBe("\\x16\\x03\\x01A\\x5c\\x7f");
 });

@@ -69,31 +69,45 @@ export function printable(bytes: Uint8Array): string {
 /**
  * Bytes a connection has sent and not yet parsed, bounded: a peer that sends more than `max`
  * before a message completes is cut off (`push` answers false), so no connection holds more than
- * that however it floods.
+ * that however it floods. Chunks are appended into spare room, and the held bytes move to a new
+ * buffer (twice what they need) only when the room runs out: a peer sending a byte at a time
+ * costs linear time, not a copy of everything held per byte. Bytes never move within a buffer,
+ * so a `view()` a parser kept stays valid.
  */
 export class InputBuffer {
-  private bytes = Buffer.alloc(0);
+  private buf = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
 
   constructor(readonly max: number) {}
 
   get length(): number {
-    return this.bytes.length;
+    return this.end - this.start;
   }
 
   /** Appends a chunk; false when that would pass `max` (the chunk is not kept). */
   push(chunk: Uint8Array): boolean {
-    if (this.bytes.length + chunk.length > this.max) return false;
-    this.bytes = this.bytes.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.bytes, chunk]);
+    const held = this.end - this.start;
+    if (held + chunk.length > this.max) return false;
+    if (this.end + chunk.length > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.min(this.max, Math.max(4096, 2 * (held + chunk.length))));
+      this.buf.copy(next, 0, this.start, this.end);
+      this.buf = next;
+      this.start = 0;
+      this.end = held;
+    }
+    this.buf.set(chunk, this.end);
+    this.end += chunk.length;
     return true;
   }
 
   /** The bytes held, for a parser to look at. */
   view(): Buffer {
-    return this.bytes;
+    return this.buf.subarray(this.start, this.end);
   }
 
   /** Drops the first `n` bytes (a message the parser has taken). */
   consume(n: number): void {
-    this.bytes = this.bytes.subarray(n);
+    this.start = Math.min(this.end, this.start + n);
   }
 }
