@@ -230,6 +230,7 @@ describe("the API over the fake state", () => {
     expect((call(a, "GET", `/v1.45/exec/${execId}/json`).reply as { body: unknown }).body as Record<string, unknown>).toMatchObject({ ExitCode: 0, Running: false, ContainerID: id });
     const logs = call(a, "GET", `/v1.45/containers/${id}/logs?stdout=1&stderr=1`).reply as { parts: Buffer[] };
     expect([...Buffer.concat(logs.parts)]).toEqual([...frame(1, "started\n")]);
+    expect((call(a, "GET", `/v1.45/containers/${id}/top`).reply as { body: { Processes: string[][] } }).body.Processes[0]).toEqual(["root", expect.any(String), expect.any(String), "0", expect.any(String), "?", "00:00:00", "sh -c 'echo started; sleep 9999'"]);
     expect(call(a, "DELETE", `/v1.45/containers/${id}`).reply).toMatchObject({ status: 409 });
     expect(call(a, "POST", `/v1.45/containers/${id}/kill?signal=SIGCONT`).reply).toEqual({ type: "empty", status: 204 });
     expect(a.state.find(id)?.status).toBe("running");

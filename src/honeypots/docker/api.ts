@@ -174,6 +174,13 @@ export class DockerApi {
         const multiplexed = !c.tty && compareApi(version, "1.42") >= 0;
         return only({ type: "stream", contentType: multiplexed ? MULTIPLEXED_STREAM : RAW_STREAM, parts: this.logFrames(c, stdout, stderr) });
       }
+      case "containers.top": {
+        if (c.status !== "running") return error(409, `container ${c.id} is not running`);
+        const pid = (containerInspect(c, this.state).State as { Pid: number }).Pid;
+        const started = new Date(c.startedAt).toISOString().slice(11, 16);
+        const cmd = commandLine([...c.entrypoint, ...c.cmd]).slice(0, 4096);
+        return only(json(200, { Titles: ["UID", "PID", "PPID", "C", "STIME", "TTY", "TIME", "CMD"], Processes: [["root", String(pid), String(pid - 21), "0", started, "?", "00:00:00", cmd]] }));
+      }
       case "containers.delete":
         if (c.status === "running" && !boolParam(q, "force")) {
           return error(409, `cannot remove container "/${c.name}": container is running: stop the container before removing or force remove`);

@@ -47,6 +47,7 @@ const TABLE: Array<[string[], RegExp, string, BodyMode]> = [
   [["POST"], new RegExp(`^/containers/${ID}/resize$`), "containers.resize", "none"],
   [["POST"], new RegExp(`^/containers/${ID}/exec$`), "exec.create", "json"],
   [["GET"], new RegExp(`^/containers/${ID}/logs$`), "containers.logs", "none"],
+  [["GET"], new RegExp(`^/containers/${ID}/top$`), "containers.top", "none"],
   [["DELETE"], new RegExp(`^/containers/${ID}$`), "containers.delete", "none"],
   [["HEAD"], new RegExp(`^/containers/${ID}/archive$`), "archive.stat", "none"],
   [["PUT"], new RegExp(`^/containers/${ID}/archive$`), "archive.put", "archive"],
