@@ -36,7 +36,7 @@ interface Pending {
   match: Match;
   chunks: Buffer[];
   size: number;
-  upload: { file: OutboxFile | null; first: Buffer; size: number; truncated: boolean } | null;
+  upload: { file: OutboxFile | null; first: Buffer; size: number; truncated: boolean; done?: () => void } | null;
 }
 
 export class Connection {
@@ -50,7 +50,8 @@ export class Connection {
   private closeReason = "";
   /** The shell reading a hijacked stream's stdin, if it has one. */
   private shell: ShellStdin | null = null;
-  private readonly cleanups: Array<() => void> = [];
+  /** What to undo when the connection closes: registrations with the state, unfinished uploads. */
+  private readonly cleanups = new Set<() => void>();
 
   constructor(
     private readonly socket: Socket,
@@ -125,15 +126,22 @@ export class Connection {
     if (!archive && typeof head.body === "number" && head.body > this.ctx.limits.bodyMax) return this.tooLarge();
     if (archive) {
       let file: OutboxFile | null = null;
-      try {
-        file = this.ctx.outbox.begin();
-      } catch (err) {
-        if (!(err instanceof OutboxFull)) throw err;
+      // An archive for no container is read and dropped: the answer will be a 404.
+      if (this.ctx.api.state.find(m.route.params[0] ?? "")) {
+        try {
+          file = this.ctx.outbox.begin();
+        } catch (err) {
+          if (!(err instanceof OutboxFull)) throw err;
+        }
       }
-      const upload = { file, first: Buffer.alloc(0), size: 0, truncated: false };
+      const upload: NonNullable<Pending["upload"]> = { file, first: Buffer.alloc(0), size: 0, truncated: false };
       this.req.upload = upload;
       // A connection lost mid-upload leaves no temporary file behind.
-      this.cleanups.push(() => upload.file?.abort());
+      const forget = this.onClose(() => upload.file?.abort());
+      upload.done = () => {
+        forget();
+        upload.file?.abort();
+      };
     }
     if (head.body !== 0 && (head.headers.get("expect") ?? "").toLowerCase() === "100-continue") this.socket.write("HTTP/1.1 100 Continue\r\n\r\n");
     if (head.body === 0) this.complete();
@@ -191,7 +199,7 @@ export class Connection {
     const outcome = this.ctx.api.handle({ method: r.head.method, route: r.match.route, target: r.match.target, contentType: r.head.headers.get("content-type") ?? "", body });
     for (const { event, fields } of outcome.events) this.session.emit(event, fields);
     if (outcome.reply.type === "archive") this.archive(r, outcome.reply.container);
-    else r.upload?.file?.abort();
+    r.upload?.done?.();
     this.send(r.head, outcome.reply);
   }
 
@@ -258,12 +266,14 @@ export class Connection {
   private wait(head: RequestHead, ref: string, condition: "not-running" | "next-exit" | "removed", close: boolean): void {
     let headSent = false;
     let early: number | null = null;
+    let forget = () => {};
     const done = (code: number) => {
       if (!headSent) {
         early = code;
         return;
       }
       if (this.mode !== "waiting") return;
+      forget();
       this.socket.write(Buffer.concat([chunk(`{"StatusCode":${code}}\n`), Buffer.from(LAST_CHUNK)]));
       this.mode = "http";
       if (close) this.hangUp();
@@ -272,7 +282,7 @@ export class Connection {
     const waiting = this.ctx.api.state.wait(ref, condition, done);
     if (waiting === "no such container") return this.send(head, { type: "json", status: 404, body: { message: `No such container: ${ref}` } });
     if (waiting === "busy") return this.send(head, { type: "json", status: 500, body: { message: "too many waiters" } });
-    this.cleanups.push(waiting);
+    forget = this.onClose(waiting);
     // dockerd flushes the head at once: `docker run` waits for it before it starts the container.
     this.socket.write(responseHead({ minor: 1, status: 200, headers: { ...this.ctx.api.headers, "Content-Type": "application/json" }, length: "chunked", close }));
     headSent = true;
@@ -304,7 +314,7 @@ export class Connection {
     if (c.status === "exited") return this.hangUp();
     const detach = state.attach(c, { write: out, end: () => this.hangUp(), started: () => this.shell?.start() });
     if (!detach) return this.hangUp();
-    this.cleanups.push(detach);
+    this.onClose(detach);
     if (reply.stdin && c.openStdin) {
       const exit = () => {
         if (!state.stop(c, 0)) this.hangUp();
@@ -331,7 +341,7 @@ export class Connection {
       e.exitCode ??= 0;
       this.hangUp();
     };
-    this.cleanups.push(() => (e.running = false));
+    this.onClose(() => (e.running = false));
     if (!e.attachStdin || result.finished) return finish();
     e.exitCode = null;
     this.shell = new ShellStdin({ container: c, tty: e.tty, ids: { container_id: c.id, exec_id: e.id }, logged: false, exit: finish }, state, this.session, out);
@@ -351,9 +361,17 @@ export class Connection {
     this.socket.end();
   }
 
+  /** Runs `fn` when the connection closes, unless the returned function is called first. */
+  private onClose(fn: () => void): () => void {
+    this.cleanups.add(fn);
+    return () => this.cleanups.delete(fn);
+  }
+
   private closed(): void {
     this.mode = "closed";
-    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    const cleanups = [...this.cleanups];
+    this.cleanups.clear();
+    for (const cleanup of cleanups) cleanup();
     this.session.close({ requests: this.requests, ...(this.closeReason ? { reason: this.closeReason } : {}) });
   }
 }
