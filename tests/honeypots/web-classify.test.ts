@@ -147,8 +147,8 @@ describe("exploit families", () => {
     const body = `\${a:${":-".repeat(30_000)}`;
     const started = performance.now();
     classify({ method: "POST", target: "/", headers: [["User-Agent", `() {${" ".repeat(8000)}`]], body: `${body}${"() {".repeat(5000)}` });
-    // Generous: a quadratic pattern takes minutes on these, a linear one milliseconds.
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Far from the line: a quadratic pattern takes minutes on these, the table milliseconds.
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 });
 
