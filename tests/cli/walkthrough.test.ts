@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, until } from "../helpers";
 import { requireTool, sshPasswordEnv } from "../helpers/clients";
+import { NetNamespace } from "../helpers/netns";
 import { LiveProcess } from "./cli-helpers";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -34,29 +35,20 @@ function readmeCommands(): { command: string; long: boolean }[] {
 const PASSWORD = "123456";
 const SSH_OPTS = "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o NumberOfPasswordPrompts=1";
 
-/** A network namespace of its own, held open by a process that waits on its stdin. */
+/** A scratch checkout in a network namespace of its own (when the kernel allows one). */
 class Sandbox {
-  private holder: ReturnType<typeof Bun.spawn> | null = null;
+  private readonly ns = new NetNamespace();
   readonly dir = mkdtempSync(join(tmpdir(), "honeybee-walkthrough-"));
 
   async open(): Promise<void> {
     // A checkout made of links: the commands run as in a clone, with their own ./data.
     for (const entry of readdirSync(ROOT)) if (entry !== "data" && entry !== ".git") symlinkSync(join(ROOT, entry), join(this.dir, entry));
-    let probe: { exitCode: number | null } = { exitCode: null };
-    try {
-      probe = Bun.spawnSync(["unshare", "-rn", "true"], { stderr: "pipe" });
-    } catch {}
-    if (probe.exitCode !== 0) return;
-    const holder = Bun.spawn(["unshare", "-rn", "sh", "-c", "ip link set lo up && echo ready && exec cat"], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    const first = await holder.stdout.getReader().read();
-    if (new TextDecoder().decode(first.value).trim() !== "ready") throw new Error(`cannot set up the network namespace: ${await new Response(holder.stderr).text()}`);
-    this.holder = holder;
+    if (NetNamespace.available()) await this.ns.start();
   }
 
   /** argv that runs a shell line inside the sandbox's network; `exec`, so signals reach the command itself. */
   argv(line: string): string[] {
-    const sh = ["sh", "-c", `exec ${line}`];
-    return this.holder ? ["nsenter", "-t", String(this.holder.pid), "-U", "-n", "--preserve-credentials", "--", ...sh] : sh;
+    return this.ns.argv(line);
   }
 
   /** The environment of a newcomer's shell: none of the test run's HONEYBEE_* settings. */
@@ -64,10 +56,8 @@ class Sandbox {
     return Object.fromEntries(Object.entries(process.env).map(([k, v]) => [k, k.startsWith("HONEYBEE_") ? undefined : v]));
   }
 
-  async run(line: string, env: Record<string, string | undefined> = this.env): Promise<{ code: number; stdout: string; stderr: string }> {
-    const proc = Bun.spawn(this.argv(line), { cwd: this.dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    return { code, stdout, stderr };
+  run(line: string, env: Record<string, string | undefined> = this.env): Promise<{ code: number; stdout: string; stderr: string }> {
+    return this.ns.run(line, { cwd: this.dir, env });
   }
 
   start(line: string): LiveProcess {
@@ -85,7 +75,7 @@ class Sandbox {
   }
 
   close(): void {
-    this.holder?.kill();
+    this.ns.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
