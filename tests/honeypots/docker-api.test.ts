@@ -198,7 +198,8 @@ describe("the API over the fake state", () => {
     ]);
 
     const attach = call(a, "POST", `/v1.45/containers/${id.slice(0, 12)}/attach?stream=1&stdout=1&stderr=1`);
-    expect(attach.reply).toMatchObject({ type: "attach", contentType: MULTIPLEXED_STREAM, stdin: false });
+    expect(attach.reply).toMatchObject({ type: "attach", contentType: MULTIPLEXED_STREAM, multiplexed: true, stdin: false });
+    expect(call(a, "POST", `/v1.41/containers/${id}/attach?stream=1&stdout=1`).reply).toMatchObject({ contentType: "application/vnd.docker.raw-stream", multiplexed: true });
     const got: string[] = [];
     const attacher: Attacher = { write: (s, t) => got.push(`${s}:${t}`), end: () => got.push("end") };
     a.state.attach(a.state.find(id)!, attacher);

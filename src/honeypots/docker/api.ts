@@ -17,8 +17,8 @@ export type Reply =
   | { type: "ping"; head: boolean }
   | { type: "stream"; contentType: string; parts: Buffer[] }
   | { type: "wait"; ref: string; condition: WaitCondition }
-  | { type: "attach"; container: Container; contentType: string; stdin: boolean; logs: Buffer[] }
-  | { type: "exec"; exec: Exec; contentType: string }
+  | { type: "attach"; container: Container; contentType: string; multiplexed: boolean; stdin: boolean; logs: Buffer[] }
+  | { type: "exec"; exec: Exec; contentType: string; multiplexed: boolean }
   | { type: "archive"; container: Container };
 
 export interface PotEventOut {
@@ -59,6 +59,14 @@ function strs(v: unknown): string[] {
 
 function obj(v: unknown): Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/**
+ * Without a TTY the stream is always multiplexed (stdcopy frames); API 1.42 is where dockerd
+ * started to say so in its Content-Type, older clients are told "raw" for both.
+ */
+function streamType(tty: boolean, version: string): string {
+  return !tty && compareApi(version, "1.42") >= 0 ? MULTIPLEXED_STREAM : RAW_STREAM;
 }
 
 const json = (status: number, body: unknown): Reply => ({ type: "json", status, body });
@@ -163,16 +171,14 @@ export class DockerApi {
       case "containers.resize":
         return only({ type: "empty", status: 200 });
       case "containers.attach": {
-        const multiplexed = !c.tty && compareApi(version, "1.42") >= 0;
         const logs = boolParam(q, "logs") ? this.logFrames(c, boolParam(q, "stdout"), boolParam(q, "stderr")) : [];
-        return only({ type: "attach", container: c, contentType: multiplexed ? MULTIPLEXED_STREAM : RAW_STREAM, stdin: boolParam(q, "stdin"), logs });
+        return only({ type: "attach", container: c, contentType: streamType(c.tty, version), multiplexed: !c.tty, stdin: boolParam(q, "stdin"), logs });
       }
       case "containers.logs": {
         const stdout = boolParam(q, "stdout");
         const stderr = boolParam(q, "stderr");
         if (!stdout && !stderr) return error(400, "Bad parameters: you must choose at least one stream");
-        const multiplexed = !c.tty && compareApi(version, "1.42") >= 0;
-        return only({ type: "stream", contentType: multiplexed ? MULTIPLEXED_STREAM : RAW_STREAM, parts: this.logFrames(c, stdout, stderr) });
+        return only({ type: "stream", contentType: streamType(c.tty, version), parts: this.logFrames(c, stdout, stderr) });
       }
       case "containers.top": {
         if (c.status !== "running") return error(409, `container ${c.id} is not running`);
@@ -343,8 +349,7 @@ export class DockerApi {
       this.state.runExec(e);
       return only({ type: "empty", status: 200 });
     }
-    const multiplexed = !tty && compareApi(req.target.version || this.release.api, "1.42") >= 0;
-    return only({ type: "exec", exec: e, contentType: multiplexed ? MULTIPLEXED_STREAM : RAW_STREAM });
+    return only({ type: "exec", exec: e, contentType: streamType(tty, req.target.version || this.release.api), multiplexed: !tty });
   }
 }
 

@@ -310,7 +310,7 @@ export class Connection {
     const state = this.ctx.api.state;
     this.upgrade(head, reply.contentType);
     for (const part of reply.logs) this.socket.write(part);
-    const out = this.output(reply.contentType.endsWith("multiplexed-stream"));
+    const out = this.output(reply.multiplexed);
     if (c.status === "exited") return this.hangUp();
     const detach = state.attach(c, { write: out, end: () => this.hangUp(), started: () => this.shell?.start() });
     if (!detach) return this.hangUp();
@@ -331,7 +331,7 @@ export class Connection {
     const state = this.ctx.api.state;
     const c = state.containers.get(e.containerId)!;
     this.upgrade(head, reply.contentType);
-    const out = this.output(reply.contentType.endsWith("multiplexed-stream"));
+    const out = this.output(reply.multiplexed);
     e.running = true;
     const result = state.runExec(e);
     out(1, result.stdout);
