@@ -1,7 +1,11 @@
+import { loadCatalogue } from "../../src/catalogue/loader";
+import { BUILTIN_CATALOGUE } from "../../src/catalogue/paths";
 import { describe, expect, test } from "bun:test";
 import { freePort, getJson, startTestCore } from "../helpers";
 import { catalogueTable, kindDetail, type CatalogueBody } from "../../src/cli/catalogue";
 import { cli } from "./cli-helpers";
+
+const BUILTIN_KINDS = loadCatalogue(BUILTIN_CATALOGUE).kinds.map((k) => k.manifest.name).join(", ");
 
 describe("honeybee catalogue", () => {
   test("the kinds nodes can install, and one kind's config keys, in both modes", async () => {
@@ -11,10 +15,12 @@ describe("honeybee catalogue", () => {
     const lines = list.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^KIND\s+ALIASES\s+DESCRIPTION$/);
     // Rows start at the left edge; their descriptions wrap onto indented lines.
-    expect(lines.slice(1).filter((l) => /^\S/.test(l)).map((l) => l.split(/\s{2,}/).slice(0, 3))).toEqual([
-      ["cowrie", "ssh-telnet, ssh", "SSH and Telnet honeypot with a fake Debian"],
-      ["honnypotter", "http-login, wordpress", "HTTP login honeypot: a WordPress 6.7 login"],
-      ["Config keys and events of a kind: honeybee catalogue KIND"],
+    const rows = lines.slice(1).filter((l) => /^\S/.test(l)).map((l) => l.split(/\s{2,}/).slice(0, 3));
+    expect(rows.map((r) => r[0])).toEqual([...BUILTIN_KINDS.split(", "), "Config keys and events of a kind: honeybee catalogue KIND"]);
+    // Descriptions wrap where the widest alias leaves them room: their first words are checked.
+    expect(rows.filter((r) => r[0] === "cowrie" || r[0] === "honnypotter").map((r) => [r[0], r[1], r[2]?.split(" ").slice(0, 4).join(" ")])).toEqual([
+      ["cowrie", "ssh-telnet, ssh", "SSH and Telnet honeypot"],
+      ["honnypotter", "http-login, wordpress", "HTTP login honeypot: a"],
     ]);
     expect((await cli(["catalogue", "--json"], core)).json).toEqual((await getJson(`${core.api}/api/v1/catalogue`)).body);
 
@@ -28,7 +34,8 @@ describe("honeybee catalogue", () => {
   test("fits 80 columns (a pipe, or an 80-column terminal) without losing a word", async () => {
     await using core = await startTestCore();
     const body = (await getJson(`${core.api}/api/v1/catalogue`)).body as CatalogueBody;
-    const outputs = [(await cli(["catalogue"], core)).stdout, (await cli(["catalogue", "cowrie"], core)).stdout, (await cli(["catalogue", "honnypotter"], core)).stdout];
+    const outputs = [(await cli(["catalogue"], core)).stdout];
+    for (const k of body.kinds) outputs.push((await cli(["catalogue", k.name], core)).stdout);
     const tooLong = (text: string, width: number) => text.split("\n").filter((l) => l.length > width);
     for (const text of outputs) expect(tooLong(text, 80)).toEqual([]);
     // A terminal's own width, narrower or wider.
@@ -47,7 +54,7 @@ describe("honeybee catalogue", () => {
 
   test("errors: unknown kind or unreachable Core (1), bad flag (2)", async () => {
     await using core = await startTestCore();
-    expect(await cli(["catalogue", "mailpot"], core)).toMatchObject({ code: 1, stderr: 'honeybee: no honeypot kind "mailpot" in the catalogue (kinds: cowrie, honnypotter)\n' });
+    expect(await cli(["catalogue", "mailpot"], core)).toMatchObject({ code: 1, stderr: `honeybee: no honeypot kind "mailpot" in the catalogue (kinds: ${BUILTIN_KINDS})\n` });
     const dead = `http://127.0.0.1:${freePort()}`;
     expect(await cli(["catalogue", "--api", dead])).toMatchObject({ code: 1, stderr: expect.stringMatching(new RegExp(`^honeybee: cannot reach Core at ${RegExp.escape(dead)} `)) });
     expect(await cli(["catalogue", "--verbose"], core)).toMatchObject({ code: 2, stderr: `honeybee: unknown option '--verbose'; see "honeybee catalogue --help"\n` });
