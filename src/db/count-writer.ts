@@ -7,6 +7,7 @@
 import { eq, lt, sql } from "drizzle-orm";
 import type { Geo } from "../geo";
 import type { AddressWriter } from "./address-store";
+import { isKexType } from "./hassh";
 import { COUNTED_THROUGH, DAILY_KEYS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, IMMEDIATE, metaUpsert, readDailyThrough, type EventBatch } from "./event-store";
 import { HourlyCounts } from "./hourly-counts";
 import type { Db } from "./index";
@@ -148,7 +149,7 @@ export class CountWriter {
     if (through >= lastId) return;
     const textField = (path: string) => sql<string | null>`case when json_type(${events.data}, ${path}) = 'text' then json_extract(${events.data}, ${path}) end`;
     const rows = this.db
-      .select({ ts: events.ts, type: eventTypes.name, ip: events.srcIp, user: textField("$.username"), pass: textField("$.password") })
+      .select({ ts: events.ts, type: eventTypes.name, ip: events.srcIp, user: textField("$.username"), pass: textField("$.password"), hassh: textField("$.hassh") })
       .from(events)
       .innerJoin(eventTypes, eq(eventTypes.id, events.typeId))
       .where(sql`${events.id} > ${through}`)
@@ -159,6 +160,7 @@ export class CountWriter {
       if (r.ip) this.counts.add("src_ip", h, r.ip);
       if (r.user !== null) this.counts.add("username", h, r.user);
       if (r.pass !== null) this.counts.add("password", h, r.pass);
+      if (r.hassh && isKexType(r.type)) this.counts.add("hassh", h, r.hassh);
     }
     this.flush(lastId);
   }

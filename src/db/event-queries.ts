@@ -3,12 +3,13 @@
  * reading committed data beside the writer (event-writer.ts): segment-pruned event pages, and
  * stats from the hourly and daily counters.
  */
-import { and, asc, desc, eq, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, like, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
 import { addressesWhere } from "./address-store";
 import { bloomHas } from "./bloom";
 import { COUNT_KINDS, DAY_HOURS, HOUR_MS, SEG_SIZE, readDailyThrough, type CountKind, type SourceEntry, type TypeEntry } from "./event-store";
+import { isKexType } from "./hassh";
 import type { Db } from "./index";
 import {
   eventAddresses,
@@ -33,6 +34,8 @@ export interface EventFilter {
   potType?: string;
   eventType?: string;
   srcIp?: string;
+  /** The SSH client fingerprint of key exchange events (hassh.ts), lower-case hex. */
+  hassh?: string;
   /** Source addresses enriched with this country (ISO 3166 code) and/or ASN (event_addresses). */
   country?: string;
   asn?: number;
@@ -136,11 +139,26 @@ export class EventQueries implements EventReader {
       if (sourceIds.length === 0) return { events: [], nextCursor: null };
       conds.push(inArray(events.sourceId, sourceIds));
     }
-    let typeId: number | null = null;
+    let typeIds: number[] | null = null;
     if (filter.eventType !== undefined) {
-      typeId = this.db.select({ id: eventTypes.id }).from(eventTypes).where(eq(eventTypes.name, filter.eventType)).get()?.id ?? null;
-      if (typeId === null) return { events: [], nextCursor: null };
-      conds.push(eq(events.typeId, typeId));
+      const typeId = this.db.select({ id: eventTypes.id }).from(eventTypes).where(eq(eventTypes.name, filter.eventType)).get()?.id;
+      if (typeId === undefined) return { events: [], nextCursor: null };
+      typeIds = [typeId];
+    }
+    if (filter.hassh !== undefined) {
+      // Only key exchange events carry one: the segments without them are skipped by their type keys.
+      const kex = this.db
+        .select()
+        .from(eventTypes)
+        .where(like(eventTypes.name, "%.client.kex"))
+        .all()
+        .filter((t) => isKexType(t.name))
+        .map((t) => t.id);
+      typeIds = typeIds === null ? kex : typeIds.filter((id) => kex.includes(id));
+    }
+    if (typeIds !== null) {
+      if (typeIds.length === 0) return { events: [], nextCursor: null };
+      conds.push(typeIds.length === 1 ? eq(events.typeId, typeIds[0]!) : inArray(events.typeId, typeIds));
     }
     if (filter.since !== undefined) conds.push(gte(events.ts, filter.since));
     if (filter.until !== undefined) conds.push(lt(events.ts, filter.until));
@@ -157,6 +175,8 @@ export class EventQueries implements EventReader {
       if (where.asn !== undefined) geoConds.push(eq(eventAddresses.asn, where.asn));
       conds.push(inArray(events.srcIp, this.db.select({ ip: eventAddresses.ip }).from(eventAddresses).where(and(...geoConds))));
     }
+    // Last, so that it is read only of the rows every other condition let through.
+    if (filter.hassh !== undefined) conds.push(sql`json_extract(${events.data}, '$.hassh') = ${filter.hassh}`);
     if (conds.length === 0) {
       // The most asked page (the latest events): its statement is built once.
       this.latest ??= this.latestStatement();
@@ -173,7 +193,7 @@ export class EventQueries implements EventReader {
       .prepare();
     const out: StoredEvent[] = [];
     let scanned = 0;
-    for (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE), geoIps)) {
+    for (const seg of this.candidateSegments(filter, typeIds, sourceIds, Math.floor(upper / SEG_SIZE), geoIps)) {
       if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg + 1) * SEG_SIZE };
       const lo = seg * SEG_SIZE;
       const rows = query.all({ lo, upper: Math.min(upper, lo + SEG_SIZE - 1), n: limit - out.length });
@@ -198,7 +218,7 @@ export class EventQueries implements EventReader {
    * holding the event type and source (segment keys), and whose Bloom filter may hold the
    * address. Read a slice at a time, so a filter that matches early reads little.
    */
-  private *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number, geoIps: string[] | null = null): Generator<number> {
+  private *candidateSegments(f: EventFilter, typeIds: number[] | null, sourceIds: number[] | null, topSeg: number, geoIps: string[] | null = null): Generator<number> {
     const keyed = (kind: string, values: number[]) =>
       new Set(
         this.db
@@ -208,7 +228,7 @@ export class EventQueries implements EventReader {
           .all()
           .map((r) => r.seg),
       );
-    const withType = typeId === null ? null : keyed("type", [typeId]);
+    const withType = typeIds === null ? null : keyed("type", typeIds);
     const withSource = sourceIds === null ? null : keyed("source", sourceIds);
     const ip = f.srcIp;
     // A few addresses of a country or ASN are checked against the Bloom filters too; many would

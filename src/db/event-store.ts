@@ -21,8 +21,11 @@ export const DAILY_THROUGH = "counts_daily_through";
 export const DAY_HOURS = 24;
 /** Keys kept per kind and day in event_counts_daily (the top lists show a few dozen at most). */
 export const DAILY_KEYS = 5000;
-/** `country` and `asn` are counted from the source addresses when the counters are written (address-store.ts). */
-export const COUNT_KINDS = ["src_ip", "username", "password", "event_type", "country", "asn"] as const;
+/**
+ * `country` and `asn` are counted from the source addresses when the counters are written
+ * (address-store.ts); `hassh` from the data of SSH clients' key exchange events (isKexType).
+ */
+export const COUNT_KINDS = ["src_ip", "username", "password", "event_type", "country", "asn", "hassh"] as const;
 export type CountKind = (typeof COUNT_KINDS)[number];
 
 /** The writers' transactions take the write lock at BEGIN: a reader upgrading mid-transaction is what deadlocks SQLite writers. */

@@ -1,4 +1,5 @@
-import { HOUR_MS, type CountKind, type EventBatch } from "./event-store";
+import { batchBytes, HOUR_MS, type CountKind, type EventBatch } from "./event-store";
+import { hasshOf, isKexType } from "./hassh";
 import { ipv4Of, ipv4Text } from "./ipv4";
 import { Ipv4Tally } from "./ipv4-tally";
 
@@ -78,8 +79,29 @@ export class HourlyCounts {
       const t = b.typeId[i]!;
       typeKeys!.set(t, (typeKeys!.get(t) ?? 0) + 1);
     }
-    for (const [h, types] of typeCounts) for (const [t, n] of types) this.add("event_type", h, typeName(t), n);
+    let kexTypes: Set<number> | null = null;
+    for (const [h, types] of typeCounts) {
+      for (const [t, n] of types) {
+        const name = typeName(t);
+        this.add("event_type", h, name, n);
+        if (isKexType(name)) (kexTypes ??= new Set()).add(t);
+      }
+    }
     if (b.credCounts) for (const [kind, h, counts] of JSON.parse(b.credCounts) as [CountKind, number, [string, number][]][]) for (const [key, n] of counts) this.add(kind, h, key, n);
+    if (kexTypes !== null) this.countHassh(b, kexTypes);
+  }
+
+  /** The HASSH of each key exchange event of a batch: only those events' data is read (hassh.ts). */
+  private countHassh(b: EventBatch, kexTypes: Set<number>): void {
+    const bytes = batchBytes(b);
+    for (let i = 0, from = 0; i < b.n; i++) {
+      const to = b.dataEnds[i]!;
+      if (kexTypes.has(b.typeId[i]!)) {
+        const hassh = hasshOf(bytes.toString("utf8", from, to));
+        if (hassh !== null) this.add("hassh", Math.floor(b.ts[i]! / HOUR_MS), hassh);
+      }
+      from = to;
+    }
   }
 
   /** Every count: kind, hour bucket, key, count. */

@@ -5,6 +5,7 @@
 import { Elysia, t } from "elysia";
 import type { Db } from "../../db";
 import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-queries";
+import { HASSH_PATTERN } from "../../db/hassh";
 import type { EventReader } from "../../db/stores";
 import { stringify, toU64 } from "../../protocol/json";
 import { dataJson, recordJson } from "../ingest/record-json";
@@ -85,6 +86,14 @@ const EventQuery = queryParams(
     pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
     event_type: Type.Optional(Type.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
     src_ip: Type.Optional(Type.String({ description: "Only events from this source address.", example: "203.0.113.7" })),
+    hassh: Type.Optional(
+      Type.String({
+        pattern: HASSH_PATTERN,
+        description:
+          "Only SSH key exchange events (`cowrie.client.kex`, and any kind's `<kind>.client.kex`) whose `hassh` is this: the HASSH fingerprint of the client's algorithm offer (32 hex digits, any case), as in the stats' `top.hassh`.",
+        example: "472b5de333ad665af5cbf10ff892c4df",
+      }),
+    ),
     country: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2}$", description: "Only events from addresses in this country (ISO 3166-1 alpha-2 code, as in `geo.country`).", example: "CN" })),
     asn: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295, description: "Only events from addresses in this autonomous system (as in `geo.asn`).", example: 4134 })),
     since: Type.Optional(Type.String({ description: `Events at or after this time: ${TIME_FORMS} (before now), as the CLI's --since.`, example: "2026-11-21T00:00:00Z" })),
@@ -172,6 +181,7 @@ function eventFilter(query: ReturnType<typeof EventQuery.parse>): EventFilter {
     potType: query.pot_type,
     eventType: query.event_type,
     srcIp: query.src_ip,
+    hassh: query.hassh?.toLowerCase(),
     since: timeParam("since", query.since),
     until: timeParam("until", query.until),
     country: query.country?.toUpperCase(),
@@ -209,7 +219,7 @@ export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: In
       "/api/v1/events",
       ({ request }) => list(request),
       {
-        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, country, asn, since, until, limit, cursor'] }) },
+        response: { 200: EventPage, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "evnt_type"; it takes node_id, pot_id, pot_type, event_type, src_ip, hassh, country, asn, since, until, limit, cursor'] }) },
         detail: {
           parameters: EventQuery.parameters,
           tags: ["Events"],

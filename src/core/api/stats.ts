@@ -1,6 +1,6 @@
 /**
  * Stats: totals, the ingest counters, and top source IPs, usernames, passwords, event types,
- * countries, ASNs and commands over a window. The top lists come from hourly counters (see the `event_counts`
+ * countries, ASNs, commands and SSH client fingerprints (HASSH) over a window. The top lists come from hourly counters (see the `event_counts`
  * table), so a window is counted in whole hours. The writer keeps the counters of recent
  * batches in memory for `stats_flush_ms`; a read has them written first, so it counts every
  * event that `GET /api/v1/events` shows.
@@ -75,6 +75,11 @@ export const Stats = t.Object(
         example: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
       })),
       commands: t.Optional(TopList(`commands typed (cowrie.command.input), counted over the window's most recent ${COMMANDS_SAMPLE.toLocaleString("en")} command events`, [{ value: "uname -a", count: 1204 }])),
+      hassh: t.Optional(
+        TopList("SSH client fingerprints (HASSH: the `hassh` of key exchange events, `cowrie.client.kex`, one per SSH connection; the events' `hassh` filter finds them)", [
+          { value: "472b5de333ad665af5cbf10ff892c4df", count: 812 },
+        ]),
+      ),
     }),
     geo_attribution: t.Optional(t.Object(
       { country: t.String(), asn: t.String() },
@@ -108,6 +113,7 @@ export const Stats = t.Object(
         countries: [{ value: "CN", count: 20544 }],
         asns: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
         commands: [{ value: "uname -a", count: 1204 }],
+        hassh: [{ value: "472b5de333ad665af5cbf10ff892c4df", count: 812 }],
       },
       geo_attribution: {
         country: "IP Geolocation by DB-IP (https://db-ip.com), CC BY 4.0",
@@ -194,6 +200,7 @@ export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security:
           countries: deps.db ? s.top.country : undefined,
           asns: deps.db ? withOrgs(deps.db, s.top.asn) : undefined,
           commands: deps.queries instanceof EventQueries ? topCommands(deps.queries, s.windowStart, query.top ?? 10) : undefined,
+          hassh: s.top.hassh,
         },
         geo_attribution: deps.geo?.attribution,
       };
@@ -201,6 +208,6 @@ export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security:
     {
       response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
       detail: {
-        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs over a window, with the credit the geolocation data asks for." },
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands and SSH client fingerprints (HASSH) over a window, with the credit the geolocation data asks for." },
     },
   );

@@ -17,6 +17,7 @@ import {
   type TopEntry,
 } from "../event-queries";
 import { bloomHas } from "../bloom";
+import { hasshOf, isKexType } from "../hassh";
 import type { EventReader, IngestStart } from "../stores";
 
 type Raw = { id: string; ts: string; node_id: string | null; pot_id: string | null; pot_type: string | null; event_type: string; src_ip: string | null; data: string };
@@ -61,13 +62,25 @@ export class PgEventQueries implements EventReader {
       if (sourceIds.length === 0) return { events: [], nextCursor: null };
       conds.push(sql`e.source_id = any(${sql.array(sourceIds, "INT")})`);
     }
-    let typeId: number | null = null;
+    let typeIds: number[] | null = null;
     if (filter.eventType !== undefined) {
       const [t] = await sql`select id from event_types where name = ${filter.eventType}`;
       if (!t) return { events: [], nextCursor: null };
-      typeId = t.id;
-      conds.push(sql`e.type_id = ${typeId}`);
+      typeIds = [t.id];
     }
+    const hassh = filter.hassh;
+    if (hassh !== undefined) {
+      // Only key exchange events carry one (../hassh.ts): the segments without them are skipped by their type keys.
+      const kex = (await sql`select id, name from event_types where name like '%.client.kex'`).filter((t: TypeEntry) => isKexType(t.name)).map((t: TypeEntry) => t.id);
+      typeIds = typeIds === null ? kex : typeIds.filter((id) => kex.includes(id));
+    }
+    if (typeIds !== null) {
+      if (typeIds.length === 0) return { events: [], nextCursor: null };
+      conds.push(typeIds.length === 1 ? sql`e.type_id = ${typeIds[0]!}` : sql`e.type_id = any(${sql.array(typeIds, "INT")})`);
+    }
+    // The value as JSON text narrows the rows; each is then read to check it is the `hassh` field.
+    // Not `data::json ->> 'hassh'`: PostgreSQL refuses to read text holding \u0000 anywhere in the event.
+    if (hassh !== undefined) conds.push(sql`strpos(e.data, ${JSON.stringify(hassh)}) > 0`);
     if (filter.since !== undefined) conds.push(sql`e.ts >= ${filter.since}`);
     if (filter.until !== undefined) conds.push(sql`e.ts < ${filter.until}`);
     if (filter.srcIp !== undefined) conds.push(sql`e.src_ip = ${filter.srcIp}`);
@@ -79,15 +92,19 @@ export class PgEventQueries implements EventReader {
     }
     const out: EventRow[] = [];
     let scanned = 0;
-    for await (const seg of this.candidateSegments(filter, typeId, sourceIds, Math.floor(upper / SEG_SIZE))) {
+    for await (const seg of this.candidateSegments(filter, typeIds, sourceIds, Math.floor(upper / SEG_SIZE))) {
       if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg.seg + 1) * SEG_SIZE };
       const lo = seg.seg * SEG_SIZE;
       const rows = await this.select(
         and([sql`e.id between ${lo} and ${Math.min(upper, lo + SEG_SIZE - 1)}`, sql`e.ts between ${seg.minTs} and ${seg.maxTs}`, ...conds]),
-        sql`order by e.id desc limit ${limit - out.length}`,
+        // Rows the check below drops would shorten a limited page: a segment's candidates are read whole then.
+        hassh === undefined ? sql`order by e.id desc limit ${limit - out.length}` : sql`order by e.id desc`,
       );
-      for (const r of rows) out.push(row(r));
-      if (out.length === limit) return { events: out, nextCursor: out[out.length - 1]!.id };
+      for (const r of rows) {
+        if (hassh !== undefined && hasshOf(r.data) !== hassh) continue;
+        out.push(row(r));
+        if (out.length === limit) return { events: out, nextCursor: out[out.length - 1]!.id };
+      }
     }
     return { events: out, nextCursor: null };
   }
@@ -103,13 +120,13 @@ export class PgEventQueries implements EventReader {
     return (await sql`select id from event_sources where ${where}`).map((r: { id: number }) => r.id);
   }
 
-  private async *candidateSegments(f: EventFilter, typeId: number | null, sourceIds: number[] | null, topSeg: number): AsyncGenerator<{ seg: number; minTs: number; maxTs: number }> {
+  private async *candidateSegments(f: EventFilter, typeIds: number[] | null, sourceIds: number[] | null, topSeg: number): AsyncGenerator<{ seg: number; minTs: number; maxTs: number }> {
     const sql = this.sql;
     const keyed = async (kind: string, values: number[]) =>
       new Set<number>(
         (await sql`select distinct seg::float8 as seg from event_segment_keys where kind = ${kind} and value = any(${sql.array(values, "INT")}) and seg <= ${topSeg}`).map((r: { seg: number }) => r.seg),
       );
-    const withType = typeId === null ? null : await keyed("type", [typeId]);
+    const withType = typeIds === null ? null : await keyed("type", typeIds);
     const withSource = sourceIds === null ? null : await keyed("source", sourceIds);
     const ip = f.srcIp;
     const since = f.since === undefined ? sql`` : sql`and max_ts >= ${f.since}`;

@@ -16,6 +16,7 @@
 import type { SQL } from "bun";
 import type { WireBatch } from "../../cluster/wire";
 import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchData, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
+import { hasshOf, isKexType } from "../hassh";
 import { HourlyCounts } from "../hourly-counts";
 import { countStored, meta, PgEventWriter, type PgWriteMode, type Rows, type StoredForCount } from "./event-writer";
 import { partitionDays } from "./partitions";
@@ -201,8 +202,13 @@ export class PgClusterEventWriter extends PgEventWriter {
     for (let k = 0; k < rows.n; k++) {
       const h = Math.floor(rows.ts[k]! / HOUR_MS);
       if (rows.ips[k]) c.add("src_ip", h, rows.ips[k]!);
-      c.add("event_type", h, typeName.get(m.typeId[stored[k]!]!)!);
+      const type = typeName.get(m.typeId[stored[k]!]!)!;
+      c.add("event_type", h, type);
       const text = rows.data[k]!;
+      if (isKexType(type)) {
+        const hassh = hasshOf(text);
+        if (hassh !== null) c.add("hassh", h, hassh);
+      }
       if (whole || !(text.includes('"username"') || text.includes('"password"'))) continue;
       let d: Record<string, unknown> = {};
       try {

@@ -20,6 +20,7 @@ import {
   batchData,
   type EventBatch,
 } from "../event-store";
+import { isKexType } from "../hassh";
 import { HourlyCounts } from "../hourly-counts";
 import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, dropPartition, partitionDays } from "./partitions";
 
@@ -83,6 +84,7 @@ export function countStored(counts: HourlyCounts, rows: StoredForCount[]): void 
     } catch {}
     if (typeof d.username === "string") counts.add("username", h, d.username);
     if (typeof d.password === "string") counts.add("password", h, d.password);
+    if (typeof d.hassh === "string" && d.hassh !== "" && isKexType(r.type)) counts.add("hassh", h, d.hassh);
   }
 }
 
