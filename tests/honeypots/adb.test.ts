@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode, type Message, MessageDecoder } from "../../src/honeypots/adb/protocol";
 import { shellPacket } from "../../src/honeypots/adb/shell-protocol";
 import { type Pot, RawClient, Relay, removeDir, run, startPot } from "./harness";
+import { flood, open, closed, closedCount, rssKb } from "./hostile";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -241,44 +242,6 @@ describe("the adb honeypot, attacked with Debian's adb", () => {
     expect(await relay.event("adb.session.closed", { session })).toMatchObject({ duration: expect.any(Number) });
   });
 });
-
-/** Writes `total` bytes of `chunk`s to a socket as fast as it takes them, until done or closed. */
-async function flood(socket: Socket, chunk: Buffer, total: number): Promise<number> {
-  let sent = 0;
-  while (sent < total && !socket.destroyed) {
-    if (!socket.write(chunk)) await new Promise<void>((resolve) => (socket.once("drain", resolve), socket.once("close", resolve)));
-    sent += chunk.length;
-  }
-  return sent;
-}
-
-function open(port: number): Promise<Socket> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port }, () => resolve(socket));
-    socket.on("error", () => {});
-    socket.on("data", () => {});
-  });
-}
-
-function closed(socket: Socket): Promise<void> {
-  return new Promise((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve())));
-}
-
-/** Resolves once `count` of the sockets have been closed (by the pot). */
-function closedCount(sockets: Socket[], count: number): Promise<number> {
-  let n = 0;
-  const { promise, resolve } = Promise.withResolvers<number>();
-  for (const socket of sockets) {
-    void closed(socket).then(() => {
-      if (++n >= count) resolve(n);
-    });
-  }
-  return promise;
-}
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-}
 
 describe("hostile input", () => {
   test("garbage, floods and too many connections: the pot stays up and small, and a real client is still recorded", async () => {

