@@ -215,6 +215,7 @@ describe("guessProtocol on cut and hostile bytes", () => {
     expect(guess(Buffer.from(evil, "latin1").toString("hex"))).toEqual({ protocol: "ssh", ssh_version: `SSH-2.0-${"A".repeat(247)}` });
     const request = "GET /\x1b[31m\\ HTTP/1.1\r\nHost: a\x00b\r\n\r\n";
     expect(guess(Buffer.from(request, "latin1").toString("hex"))).toMatchObject({ protocol: "http", http_path: "/\\x1b[31m\\x5c", http_host: "a\\x00b" });
+    expect(guess(Buffer.from("*1\r\n$5\r\nin\x1bfo\r\n", "latin1").toString("hex"))).toEqual({ protocol: "redis", redis_command: "IN\\x1bFO" });
   });
 
   test("noise: random bytes of any length are read in bounded time and never throw", () => {

@@ -23,7 +23,7 @@ export interface ConnectionOptions {
 export const SETTLE_MS = 2000;
 
 export function serveConnection(socket: Socket, session: PotSession, opts: ConnectionOptions, onClose: () => void): void {
-  const capture = new InputBuffer(opts.firstBytes);
+  let capture = new InputBuffer(opts.firstBytes);
   let received = 0;
   let truncated = false;
   let recorded = false;
@@ -57,7 +57,8 @@ export function serveConnection(socket: Socket, session: PotSession, opts: Conne
       protocol_guess: guess.protocol,
       ...guess.fields,
     });
-    capture.consume(capture.length);
+    // Let go of the bytes: the connection may stay open for minutes after.
+    capture = new InputBuffer(0);
   };
 
   socket.on("data", (chunk: Buffer) => {

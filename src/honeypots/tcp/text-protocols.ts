@@ -90,7 +90,9 @@ const redis: Signature = {
     if (resp) {
       const at = resp[0].length;
       const length = Number(resp[1]);
-      return { redis_command: shown(bytes, at, at + length, 64).toUpperCase() };
+      // Upper case for ASCII letters only, before escaping: a command name is bytes, and "\x1b" stays lower.
+      const name = Buffer.from(bytes.subarray(at, Math.min(at + length, at + 64))).map((c) => (c >= 0x61 && c <= 0x7a ? c - 32 : c));
+      return { redis_command: shown(name) };
     }
     // One case throughout, as bots type them: "Client string ..." is some other protocol's greeting.
     const inline = /^([A-Z]{3,9}|[a-z]{3,9})(?:[ \t][^\r\n]*)?\r?\n/.exec(head.length === 64 ? `${head}\n` : head);
