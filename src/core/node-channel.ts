@@ -16,7 +16,7 @@ import type { Logger } from "../log";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
 import { nestedDeeperThan } from "../protocol/depth";
 import { parseWithIds, stringify, toU64 } from "../protocol/json";
-import { decodeEnvelope, envelope, type CommandResult, type Decoded } from "../protocol/messages";
+import { decodeEnvelope, envelope, type CommandResult, type Decoded, type NodeRegistration } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
@@ -29,7 +29,7 @@ import { scanEnvelopeLine } from "./ingest/scan-envelope";
 import type { Ingest } from "./ingest/types";
 import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
-import type { NodeAuth } from "./auth/node-auth";
+import type { NodeAuth, NodeAuthResult } from "./auth/node-auth";
 import type { TlsOptions } from "./tls";
 import type { RecordingReceiver } from "./recordings/receiver";
 import type { FileReceiver } from "./transfer/receiver";
@@ -81,7 +81,11 @@ interface Conn {
   sawEvent: boolean;
   /** Reading stopped while the event pipeline is overloaded. */
   paused: boolean;
+  /** Lines that arrived while a registration was being checked against the database, in order. */
+  held: string[] | null;
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   const { registry, ingest, logger } = opts;
@@ -103,7 +107,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     }
   });
   // Node streams share the pipeline like the event socket's connections do (fair-share.ts).
-  const fair = new FairShare<Conn>({ ingest, maxPending: opts.maxPendingEvents, sockets });
+  const fair = new FairShare<Conn>({ ingest, maxPending: opts.maxPendingEvents, sockets, holds: (c) => c.held !== null });
 
   const reply = (c: Conn, code: string, message: string) => {
     warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);
@@ -138,14 +142,16 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         return;
       }
       const auth = opts.nodeAuth.register(reg.node_id, reg, c.remote);
-      if (!auth.ok) {
-        refuseRegistration(c, socket, reg.node_id, "unauthenticated", auth.message);
-        return;
-      }
-      c.nodeId = reg.node_id;
-      registry.register(reg, c.link);
-      c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: true, message: auth.totp_key ? "registered and enrolled" : "registered", ...(auth.totp_key ? { totp_key: auth.totp_key } : {}) });
-      logger.info({ node_id: reg.node_id.toString(), node_name: reg.node_name, remote: c.remote }, "node registered");
+      if (!(auth instanceof Promise)) return admit(c, socket, reg, auth);
+      // Checked against the database (PostgreSQL): what the node sends meanwhile waits behind
+      // the answer, and reading stops until then.
+      c.held = [];
+      socket.pause();
+      void auth.then((result) => {
+        if (!sockets.has(socket)) return;
+        admit(c, socket, reg, result);
+        release(c, socket);
+      });
       return;
     }
     if (c.nodeId === null) {
@@ -212,6 +218,28 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     }
   };
 
+  const admit = (c: Conn, socket: Socket<Conn>, reg: NodeRegistration, auth: NodeAuthResult) => {
+    if (!auth.ok) return refuseRegistration(c, socket, reg.node_id, "unauthenticated", auth.message);
+    c.nodeId = reg.node_id;
+    registry.register(reg, c.link);
+    c.link.send("RegistrationAck", { node_id: reg.node_id, accepted: true, message: auth.totp_key ? "registered and enrolled" : "registered", ...(auth.totp_key ? { totp_key: auth.totp_key } : {}) });
+    logger.info({ node_id: reg.node_id.toString(), node_name: reg.node_name, remote: c.remote }, "node registered");
+  };
+
+  /** Reads the lines held during a registration's check, then the socket again. */
+  const release = (c: Conn, socket: Socket<Conn>) => {
+    const held = c.held ?? [];
+    c.held = null;
+    for (let i = 0; i < held.length; i++) {
+      // A held registration that is checked in turn holds the rest behind it.
+      if (c.held) return void (c.held as string[]).push(...held.slice(i));
+      onLine(c, socket, held[i]!, NO_BYTES, -1);
+    }
+    if (c.held || (c.paused && ingest.isOverloaded)) return; // the relief resumes it
+    c.paused = false;
+    socket.resume();
+  };
+
   const scanned = newScannedLine();
   /** One context for every scanned line (this runs on one thread, a line at a time). */
   const ctx: NormaliseContext = { receivedAt: 0, nodeId: null, nodeProven: true, nodeOfPot: (p) => ingest.nodeOfPot(p), potTypeOf: (n, p) => ingest.potTypeOf(n, p) };
@@ -219,6 +247,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
   /** `bytes[at...]` holds the line when it is ASCII (see LineSink), else `at` is -1. */
   const onLine = (c: Conn, socket: Socket<Conn>, text: string, bytes: Buffer, at: number) => {
     if (c.closing) return;
+    if (c.held) return void c.held.push(text);
     // A registered node's events (the Go node sends every one as a PotLog) take the fast path.
     if (c.nodeId !== null && scanEnvelopeLine(text, scanned, maxDepth)) {
       ctx.receivedAt = c.lastData;
@@ -252,6 +281,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
 
   const onPart = (c: Conn, socket: Socket<Conn>, text: string) => {
     if (c.closing) return;
+    if (c.held) return void c.held.push(text);
     let value: unknown;
     try {
       value = parseWithIds(text);
@@ -295,7 +325,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
             socket.end();
           },
         };
-        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, ending: false, lastData: Date.now(), sawEvent: false, paused: false };
+        socket.data = { splitter: new LineSplitter(opts.maxMessageBytes, { objectEnds: true }), writer, nodeId: null, link, remote, closing: false, ending: false, lastData: Date.now(), sawEvent: false, paused: false, held: null };
         sockets.add(socket);
       },
       data(socket, chunk) {

@@ -1,7 +1,7 @@
 /**
  * SQL for node authentication secrets.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
 import type { Db } from "./index";
 import { nodeSecrets } from "./schema";
@@ -14,12 +14,12 @@ export class SqlNodeSecretStore implements NodeSecretStore {
     return r ? { secret: r.secret, control_step: r.controlStep, events_step: r.eventsStep } : null;
   }
 
-  create(nodeId: bigint, secret: string): void {
-    this.db.insert(nodeSecrets).values({ nodeId: nodeId.toString(), secret, createdAt: Date.now() }).run();
+  create(nodeId: bigint, secret: string): boolean {
+    return this.db.insert(nodeSecrets).values({ nodeId: nodeId.toString(), secret, createdAt: Date.now() }).onConflictDoNothing().returning({ nodeId: nodeSecrets.nodeId }).all().length > 0;
   }
 
-  setStep(nodeId: bigint, channel: AuthChannel, step: number): void {
-    const set = channel === "control" ? { controlStep: step } : { eventsStep: step };
-    this.db.update(nodeSecrets).set(set).where(eq(nodeSecrets.nodeId, nodeId.toString())).run();
+  claimStep(nodeId: bigint, channel: AuthChannel, step: number): boolean {
+    const [column, set] = channel === "control" ? [nodeSecrets.controlStep, { controlStep: step }] : [nodeSecrets.eventsStep, { eventsStep: step }];
+    return this.db.update(nodeSecrets).set(set).where(and(eq(nodeSecrets.nodeId, nodeId.toString()), lt(column, step))).returning({ nodeId: nodeSecrets.nodeId }).all().length > 0;
   }
 }

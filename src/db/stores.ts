@@ -3,10 +3,11 @@
  * (the default, ./*-store.ts) and PostgreSQL (./pg/). `openStores` picks by the `db` setting:
  * a postgres:// URL means PostgreSQL, anything else an SQLite file (or `:memory:`).
  *
- * Core's hot paths call the stores synchronously (a registration, a TOTP check, a command's
- * result): they read state that the PostgreSQL stores keep in memory, loaded at start and
- * written through in order. What REST reads may be a promise: it awaits, which costs SQLite
- * nothing measurable.
+ * Core's hot paths call the stores synchronously (a registration, a command's result): they
+ * read state that the PostgreSQL stores keep in memory, loaded at start and written through in
+ * order. What REST reads may be a promise: it awaits, which costs SQLite nothing measurable.
+ * So may a TOTP check (node secrets): every instance must see an enrollment and a spent step
+ * at once, so PostgreSQL's are read from the database (src/core/auth/node-auth.ts).
  */
 import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";

@@ -120,6 +120,8 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       spool,
       window: config.forward_window,
       helloAuth: () => credentials.hello(),
+      helloRefused: () => credentials.refused("events"),
+      readyIn: () => credentials.readyIn("events"),
       // Events go to the Core instance the node is registered with (which knows the node and
       // checks its TOTP), never to another that merely answers on its event socket; between a
       // lost instance and the next registration they wait in the spool. Before the first

@@ -38,8 +38,8 @@ export interface ControlLinkOptions extends PeerOptions {
   onRecordingAck?(ack: SessionRecordingAck): void;
   /** Core's answers about files the node sends (docs/protocol.md#file-transfer). */
   onFileStatus?(status: FileStatus): void;
-  /** Proof of identity for NodeRegistration, and where the TOTP secret Core sends goes. */
-  credentials?: { registration(): Record<string, string>; accept(totpKey: string | undefined): void };
+  /** Proof of identity for NodeRegistration, and Core's answer to it (src/node/credentials.ts). */
+  credentials?: { registration(): Record<string, string>; accept(totpKey: string | undefined): void; refused(channel: "control"): void; readyIn(channel: "control"): number };
 }
 
 export interface ControlLink {
@@ -103,6 +103,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
           // A refusal (wrong protocol version, id clash policy) will not fix itself quickly:
           // back off instead of hammering Core.
           logger.error({ message: ack.message }, "Core refused the registration; retrying later");
+          opts.credentials?.refused("control");
           conn.end();
           return;
         }
@@ -136,6 +137,8 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
         if (registeredOn === conn) opts.onFileStatus?.(msg.payload);
         return;
       case "Error":
+        // Refused on connecting, before the registration was read: its code was not spent.
+        if (msg.payload.code === "too_many_connections" && registeredOn !== conn) opts.credentials?.refused("control");
         logger.warn({ code: msg.payload.code }, `Core reported an error: ${msg.payload.message}`);
         return;
     }
@@ -143,6 +146,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
 
   const client = startReconnecting({
     ...opts,
+    readyIn: () => opts.credentials?.readyIn("control") ?? 0,
     onOpen: (conn) => {
       logger.debug({ core: named(conn.peer) }, "connected to Core; registering");
       const catalogue = opts.catalogue?.();

@@ -30,6 +30,10 @@ export interface ForwarderOptions extends PeerOptions {
   ackWarnMs?: number;
   /** Extra EventStreamHello fields proving the node's identity (a TOTP code). */
   helloAuth?: () => Record<string, string>;
+  /** Core refused the hello (its code was not spent). */
+  helloRefused?: () => void;
+  /** Milliseconds until the hello can carry a code Core will take (see ReconnectOptions.readyIn). */
+  readyIn?: () => number;
   /** Where to go after losing Core's event socket (see ReconnectOptions.follow). */
   follow?: () => number | "wait" | null;
 }
@@ -97,6 +101,7 @@ export function startForwarder(opts: ForwarderOptions): ForwarderHandle {
     const msg = decodeEnvelope(value, FROM_CORE);
     if (!msg.ok) return logger.warn({ code: msg.code }, `ignored a message from Core's event socket: ${msg.message}`);
     if (msg.kind === "Error") {
+      if (msg.payload.code === "unauthenticated" || msg.payload.code === "too_many_connections") opts.helloRefused?.();
       // Core closes a stream that stays quiet (docs/protocol.md); the next connection resumes.
       if (msg.payload.code === "idle_timeout") return logger.debug({ code: msg.payload.code }, `Core's event socket reported: ${msg.payload.message}`);
       return logger.warn({ code: msg.payload.code }, `Core's event socket reported: ${msg.payload.message}`);

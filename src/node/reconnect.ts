@@ -47,6 +47,11 @@ export interface ReconnectOptions extends PeerOptions {
    * "wait" to stay away until moveTo, or null for the next address round-robin.
    */
   follow?(): number | "wait" | null;
+  /**
+   * Milliseconds before an attempt could succeed (0: now): a node that has spent every TOTP
+   * code Core would take before the next step waits for it rather than be refused.
+   */
+  readyIn?(): number;
   onOpen(conn: LineConnection): void;
   onLine(text: string, conn: LineConnection): void;
   onClose(conn: LineConnection): void;
@@ -135,7 +140,13 @@ export function startReconnecting(opts: ReconnectOptions): ReconnectHandle {
   };
 
   const connect = async () => {
+    // Counted even when deferred: a connection replaced meanwhile no longer drives reconnecting.
     const mine = ++attempt;
+    const wait = opts.readyIn?.() ?? 0;
+    if (wait > 0) {
+      logger.debug({ delay_ms: wait, peer: formatAddress(opts.addresses[peer]!) }, "no fresh TOTP code before the next step; connecting then");
+      return later(wait);
+    }
     const at = peer;
     const address = opts.addresses[at]!;
     try {

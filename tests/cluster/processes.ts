@@ -25,6 +25,8 @@ export interface CoreProcessOptions {
   /** Fixed ports (a restarted instance on the same ports); 0 by default. */
   ports?: Partial<{ node: number; api: number; ws: number; event: number }>;
   args?: string[];
+  /** Extra environment, for settings that are no flags (secrets such as node_enrollment_token). */
+  env?: Record<string, string>;
 }
 
 export async function spawnCore(o: CoreProcessOptions): Promise<CoreProcess> {
@@ -32,7 +34,7 @@ export async function spawnCore(o: CoreProcessOptions): Promise<CoreProcess> {
   const args = ["core", "--db", o.db, "--bus", o.bus, "--cluster", o.cluster, "--roles", o.roles ?? "ingest,api,proxy,writer", "--host", "127.0.0.1"];
   args.push("--node-port", String(p.node), "--api-port", String(p.api), "--ws-port", String(p.ws), "--event-port", String(p.event));
   args.push("--log-level", "info", "--log-events=false", ...(o.args ?? []));
-  const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], { cwd: ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], { cwd: ROOT, env: { ...process.env, ...o.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const logs: any[] = [];
   const started = Promise.withResolvers<any>();
   let raw = "";

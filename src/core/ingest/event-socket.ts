@@ -25,7 +25,7 @@ import type { Logger } from "../../log";
 import { nestedDeeperThan } from "../../protocol/depth";
 import { LineSplitter, splitConcatenated, type LineSink } from "../../protocol/framing";
 import { stringify } from "../../protocol/json";
-import { decodeEnvelope, envelope } from "../../protocol/messages";
+import { decodeEnvelope, envelope, type EventStreamHello } from "../../protocol/messages";
 import { SocketWriter } from "../../net/socket-writer";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { startIdleSweep } from "../../net/idle-sweep";
@@ -79,7 +79,7 @@ interface Conn extends NormaliseContext {
   /** Node authentication is on and this stream has not proven itself yet. */
   mustAuthenticate: boolean;
   refused: boolean;
-  /** Lines that arrived while the spool's committed position was being settled. */
+  /** Lines that arrived while the hello was being checked, or the spool's committed position settled. */
   held: string[] | null;
   /** Spool positions up to this one are committed already: their lines are repeats. */
   skipThrough: number;
@@ -200,20 +200,46 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     }
     const msg = decodeEnvelope(value, HELLO);
     if (!msg.ok || msg.kind !== "EventStreamHello") return false;
-    const authenticated = c.mustAuthenticate;
-    if (c.mustAuthenticate) {
-      const auth = opts.security!.nodeAuth.eventStream(msg.payload.node_id, msg.payload.totp_code, c.address);
-      if (!auth.ok) {
-        refuse(c, auth.message);
-        return true;
+    const payload = msg.payload;
+    if (!c.mustAuthenticate) {
+      opened(c, payload, false);
+      return true;
+    }
+    const auth = opts.security!.nodeAuth.eventStream(payload.node_id, payload.totp_code, c.address);
+    if (!(auth instanceof Promise)) {
+      if (!auth.ok) refuse(c, auth.message);
+      else {
+        c.mustAuthenticate = false;
+        opened(c, payload, true);
+      }
+      return true;
+    }
+    // Checked against the database (PostgreSQL): the lines after the hello wait behind the answer.
+    c.held = [];
+    c.socket.pause();
+    void auth.then((result) => {
+      if (c.refused || !sockets.has(c.socket)) {
+        c.held = null;
+        return;
+      }
+      if (!result.ok) {
+        c.held = null;
+        return refuse(c, result.message);
       }
       c.mustAuthenticate = false;
-    }
-    c.nodeId = msg.payload.node_id ?? null;
+      if (!opened(c, payload, true)) release(c);
+    });
+    return true;
+  };
+
+  /** The hello is accepted; true when the lines after it wait for the spool's position to settle. */
+  const opened = (c: Conn, payload: EventStreamHello, authenticated: boolean): boolean => {
+    c.nodeId = payload.node_id ?? null;
     c.nodeProven = authenticated && c.nodeId !== null;
-    c.acks = msg.payload.acks === true;
+    c.acks = payload.acks === true;
     c.hello = true;
-    const { spool_id, first_seq } = msg.payload as { spool_id?: unknown; first_seq?: unknown };
+    const { spool_id, first_seq } = payload as { spool_id?: unknown; first_seq?: unknown };
+    let settling = false;
     if (
       c.nodeId !== null &&
       typeof spool_id === "string" &&
@@ -227,20 +253,26 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
       c.tag.spool = { key, first: first_seq as number };
       // Lines of this spool's previous connection may still be on their way to the disk; once
       // they are committed, the committed position is final and repeats can be told apart.
-      c.held = [];
+      c.held ??= [];
+      settling = true;
       c.socket.pause();
       void ingest.flush().then(() => {
         c.skipThrough = ingest.spoolCommitted(key);
-        const held = c.held ?? [];
-        c.held = null;
-        for (const line of held) onLine(c, line, null, -1);
-        if (c.paused && ingest.isOverloaded) return; // the relief resumes it
-        c.paused = false;
-        c.socket.resume();
+        release(c);
       });
     }
     logger.debug({ remote: c.remote, node_id: c.nodeId?.toString(), acks: c.acks }, "event stream opened");
-    return true;
+    return settling;
+  };
+
+  /** Reads the held lines, then the socket again. */
+  const release = (c: Conn) => {
+    const held = c.held ?? [];
+    c.held = null;
+    for (const line of held) onLine(c, line, null, -1);
+    if (c.paused && ingest.isOverloaded) return; // the relief resumes it
+    c.paused = false;
+    c.socket.resume();
   };
 
   /** Refuses an unauthenticated stream: one Error line, then the connection is closed. */

@@ -1,42 +1,31 @@
 /**
- * Node authentication secrets on PostgreSQL: held in memory (a TOTP check is synchronous and
- * on the registration path), loaded at start and written through in order.
+ * Node authentication secrets on PostgreSQL, read and written on every check (no copy in
+ * memory): a node enrolled through one instance is known to every other at once, and the
+ * conditional update lets one instance only take a step, so a code accepted by one is a replay
+ * on the others. Registrations are rare next to events (a node's start, a reconnection), so a
+ * round trip or two each costs little.
  */
-import { eq } from "drizzle-orm";
-import type { AuthChannel, NodeSecretStore } from "../stores";
+import { and, eq, lt } from "drizzle-orm";
+import type { AuthChannel, NodeSecret, NodeSecretStore } from "../../core/auth/node-auth";
 import type { PgDb } from "./index";
 import { nodeSecrets } from "./schema";
-import type { WriteQueue } from "./write-queue";
-
-type Known = { secret: string; control_step: number; events_step: number };
 
 export class PgNodeSecretStore implements NodeSecretStore {
-  private constructor(
-    private readonly db: PgDb,
-    private readonly writes: WriteQueue,
-    private readonly known: Map<bigint, Known>,
-  ) {}
+  constructor(private readonly db: PgDb) {}
 
-  static async open(db: PgDb, writes: WriteQueue): Promise<PgNodeSecretStore> {
-    const rows = await db.select().from(nodeSecrets);
-    return new PgNodeSecretStore(db, writes, new Map(rows.map((r) => [BigInt(r.nodeId), { secret: r.secret, control_step: r.controlStep, events_step: r.eventsStep }])));
+  async get(nodeId: bigint): Promise<NodeSecret | null> {
+    const [r] = await this.db.select().from(nodeSecrets).where(eq(nodeSecrets.nodeId, nodeId.toString()));
+    return r ? { secret: r.secret, control_step: r.controlStep, events_step: r.eventsStep } : null;
   }
 
-  get(nodeId: bigint): Known | null {
-    const k = this.known.get(nodeId);
-    return k ? { ...k } : null;
+  async create(nodeId: bigint, secret: string): Promise<boolean> {
+    const rows = await this.db.insert(nodeSecrets).values({ nodeId: nodeId.toString(), secret, createdAt: Date.now() }).onConflictDoNothing().returning({ nodeId: nodeSecrets.nodeId });
+    return rows.length > 0;
   }
 
-  create(nodeId: bigint, secret: string): void {
-    this.known.set(nodeId, { secret, control_step: 0, events_step: 0 });
-    const createdAt = Date.now();
-    this.writes.push("node secret", () => this.db.insert(nodeSecrets).values({ nodeId: nodeId.toString(), secret, createdAt }));
-  }
-
-  setStep(nodeId: bigint, channel: AuthChannel, step: number): void {
-    const k = this.known.get(nodeId);
-    if (k) k[channel === "control" ? "control_step" : "events_step"] = step;
-    const set = channel === "control" ? { controlStep: step } : { eventsStep: step };
-    this.writes.push("node secret", () => this.db.update(nodeSecrets).set(set).where(eq(nodeSecrets.nodeId, nodeId.toString())));
+  async claimStep(nodeId: bigint, channel: AuthChannel, step: number): Promise<boolean> {
+    const [column, set] = channel === "control" ? [nodeSecrets.controlStep, { controlStep: step }] : [nodeSecrets.eventsStep, { eventsStep: step }];
+    const rows = await this.db.update(nodeSecrets).set(set).where(and(eq(nodeSecrets.nodeId, nodeId.toString()), lt(column, step))).returning({ nodeId: nodeSecrets.nodeId });
+    return rows.length > 0;
   }
 }

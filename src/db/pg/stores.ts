@@ -1,6 +1,6 @@
 /**
- * The PostgreSQL stores (see ../stores.ts): one client for the queries and the write-through
- * of the registry, commands and secrets; the event writer opens its own (src/core/ingest/writer-pg.ts).
+ * The PostgreSQL stores (see ../stores.ts): one client for the queries, the write-through of
+ * the registry and commands, and the node secrets' reads and writes; the event writer opens its own (src/core/ingest/writer-pg.ts).
  */
 import type { Stores } from "../stores";
 import { PgCommandStore } from "./command-store";
@@ -15,7 +15,7 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
   try {
     const writes = new WriteQueue((e, what) => (onWriteError ?? ((err) => console.error(err)))(new Error(`writing a ${what} record to PostgreSQL failed: ${e.message}`)));
     const events = new PgEventQueries(db.$client);
-    const [registry, commands, nodeSecrets, start] = await Promise.all([PgRegistryStore.open(db, writes), PgCommandStore.open(db, writes), PgNodeSecretStore.open(db, writes), events.ingestStart()]);
+    const [registry, commands, nodeSecrets, start] = await Promise.all([PgRegistryStore.open(db, writes), PgCommandStore.open(db, writes), new PgNodeSecretStore(db), events.ingestStart()]);
     return {
       registry,
       commands,
