@@ -172,11 +172,11 @@ describe("real clients against the catch-all", () => {
 });
 
 describe("nmap", () => {
-  test("nmap -sV names the product of a port's banner; a bannerless port stays up through every probe", async () => {
-    // A bannerless port answers no probe: nmap tries its default set (intensity 7) one after
-    // another, waiting out each one, which takes minutes.
-    const nmap = (p: number) => run(["nmap", "-sV", "-Pn", "-p", String(p), "127.0.0.1"]);
-    const [ftp, ssh, silent] = await Promise.all([nmap(port(1)), nmap(port(6)), nmap(port(7))]);
+  test("nmap -sV names the product of a port's banner; a bannerless port stays up through nmap's probes", async () => {
+    // A bannerless port answers no probe: nmap tries its probes one after another, waiting out
+    // each one (its default set, intensity 7, takes minutes); a lighter scan sends fewer of them.
+    const nmap = (p: number, ...flags: string[]) => run(["nmap", "-sV", "-Pn", ...flags, "-p", String(p), "127.0.0.1"]);
+    const [ftp, ssh, silent] = await Promise.all([nmap(port(1)), nmap(port(6)), nmap(port(7), "--version-intensity", "2")]);
     console.log([ftp, ssh, silent].map((r) => r.stdout.split("\n").find((l) => l.includes("/tcp "))).join("\n"));
     expect(ftp.stdout).toMatch(new RegExp(`\\n${port(1)}/tcp open +ftp +vsftpd 3\\.0\\.3\\n`));
     expect(ssh.stdout).toMatch(new RegExp(`\\n${port(6)}/tcp open +ssh +OpenSSH 8\\.9p1 Ubuntu 3ubuntu0\\.6 \\(Ubuntu Linux; protocol 2\\.0\\)\\n`));
@@ -185,8 +185,9 @@ describe("nmap", () => {
     expect(pot.proc.exitCode).toBeNull();
     // Each probe was a session of its own, its bytes guessed.
     const guesses = new Set(relay.all.filter((e) => e.eventid === "tcp.payload" && e.dst_port === port(7)).map((e) => e.protocol_guess));
-    for (const name of ["http", "tls", "rdp", "smb", "sip", "dns", "ldap", "x11", "unknown"]) expect(guesses).toContain(name);
-  }, 400_000);
+    // Intensity 2 sends nmap's NULL, HTTP and TLS probes; the other probes' bytes are guessed in tcp-guess.test.ts.
+    for (const name of ["http", "tls", "unknown"]) expect(guesses).toContain(name);
+  }, 120_000);
 });
 
 /** Writes `total` bytes of `chunk`s as fast as the pot takes them. */
