@@ -32,6 +32,8 @@ const KINDS: Kind[] = [
   { kind: "mysql", config: { mysql_port: "3306" }, expect: { 3306: /MySQL 8\.0/ } },
   { kind: "adb", config: { adb_port: "5555" }, expect: { 5555: /Android Debug Bridge/ } },
   { kind: "docker", config: { docker_port: "2375" }, expect: { 2375: /docker\s+Docker 26\.1\.4 \(API 1\.45\)/ } },
+  // The catch-all answers as the banner configured for a port says.
+  { kind: "tcp", config: { ports: "21", banners: `'{"21":"220 (vsFTPd 3.0.3)\\r\\n"}'` }, expect: { 21: /ftp\s+vsftpd 3\.0\.3/ } },
   { kind: "web", config: { http_port: "80", https_port: "443" }, expect: { 80: /http\s+Apache httpd 2\.4\.62/, 443: /ssl\/http\s+Apache httpd 2\.4\.62/ } },
 ];
 
