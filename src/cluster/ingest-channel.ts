@@ -8,13 +8,15 @@
  * A publish that fails (the bus unreachable, the stream full, no PubAck in time) fails the
  * write: the pipeline retries the batch as after a failed database write, and /health says
  * why meanwhile (the pipeline's own `problem`). Each message has an id made of this instance
- * and its content, the same when the pipeline sends the batch again, so JetStream keeps one
- * copy of a retried publish (duplicate window); the events' keys make a later replay harmless too.
+ * and its bytes, the same when the pipeline sends the batch again, so JetStream keeps one copy
+ * of a retried publish (duplicate window). The events' keys (core/ingest/sender-keys.ts: the
+ * sender and its position, never the content) make a later redelivery or a node's replay
+ * harmless too, and keep two batches of identical events two messages.
  */
 import type { SourceEntry, TypeEntry } from "../db/event-store";
 import type { WriterChannel } from "../core/ingest/writer";
 import { maxPayload, type Bus } from "./connect";
-import { encodeBatch, eventKeys, type WireDictionary } from "./wire";
+import { encodeBatch, type WireDictionary } from "./wire";
 
 export interface IngestChannelOptions {
   bus: Pick<Bus, "nc" | "js" | "names" | "instance">;
@@ -49,6 +51,7 @@ export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
   };
 
   return {
+    idempotency: { instance: bus.instance },
     write(batch) {
       // Entries are taken when the batch is first handed over: a later batch may use them
       // while this one is still retried.
@@ -59,7 +62,8 @@ export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
       try {
         // The message id header and the columns' alignment count towards max_payload too.
         const maxBytes = opts.maxBytes ?? maxPayload(bus.nc) - HEADER_ROOM;
-        published = publishAll(encodeBatch(batch, eventKeys(batch, dict), dict, maxBytes));
+        if (!batch.keys) throw new Error("a batch without idempotency keys: the pipeline must be given this channel's `idempotency`");
+        published = publishAll(encodeBatch(batch, batch.keys, dict, maxBytes));
       } catch (e) {
         published = Promise.reject(e);
       }

@@ -6,8 +6,10 @@
  * The source and event type ids of a batch are the ingest instance's own (its pipeline
  * numbers them), so each message carries the dictionary entries its events use, by value:
  * the writer maps them to the database's ids by their natural keys. Each event carries a
- * 64-bit idempotency key made from its content, so that an event stored once is not stored
- * again when its message is delivered twice or its sender sends it again (event_keys).
+ * 64-bit idempotency key made from its sender and its position in that sender's stream
+ * (core/ingest/sender-keys.ts), so that an event stored once is not stored again when its
+ * message is delivered twice or its node sends it again (event_keys); never from its
+ * content, since identical events are still distinct events.
  *
  * Layout (little-endian): magic, version, flags, counts, the variable parts (dictionary
  * entries, credential counts, spool positions, addresses), then the fixed-width columns
@@ -28,7 +30,7 @@ const PER_EVENT_BYTES = 8 + 8 + 4 + 4 + 4;
 
 /** A batch as a writer receives it: every source and type its events use in `newSources`/`newTypes`. */
 export interface WireBatch extends EventBatch {
-  /** Idempotency key of each event (see `eventKeys`). */
+  /** Idempotency key of each event (core/ingest/sender-keys.ts). */
   keys: BigInt64Array;
   /** `credCounts` counts exactly these events; otherwise the writer counts them from the data. */
   credsComplete: boolean;
@@ -51,40 +53,6 @@ function entryOf<T>(m: Map<number, T>, id: number, what: string): T {
   return e;
 }
 
-/**
- * The idempotency key of each event: a 64-bit hash (wyhash) of its source (node, pot, pot
- * type), event type, time, source address and data bytes. Two events that agree on all of it
- * are the same event to the store (a sender cannot tell them apart either).
- */
-export function eventKeys(b: EventBatch, dict: WireDictionary): BigInt64Array {
-  const keys = new BigInt64Array(b.n);
-  const data = new Uint8Array(b.data);
-  const tsBytes = new Uint8Array(8);
-  const tsView = new DataView(tsBytes.buffer);
-  const prefixes = new Map<number, bigint>();
-  const ips = b.srcIps.split("\n");
-  for (let i = 0, from = 0; i < b.n; i++) {
-    const s = b.sourceId[i]!;
-    const t = b.typeId[i]!;
-    const pk = s * 0x100000 + t;
-    let prefix = prefixes.get(pk);
-    if (prefix === undefined) {
-      const src = entryOf(dict.sources, s, "source");
-      const type = entryOf(dict.types, t, "event type");
-      // JSON of the tuple: unambiguous for nulls and for any characters in the names.
-      prefix = BigInt(Bun.hash.wyhash(JSON.stringify([src.nodeId, src.potId, src.potType, type.name])));
-      prefixes.set(pk, prefix);
-    }
-    tsView.setFloat64(0, b.ts[i]!, true);
-    const to = b.dataEnds[i]!;
-    // The address is a column of its own, not in the data: two attackers' same line differ by it.
-    const seed = BigInt(Bun.hash.wyhash(ips[i] ?? "", BigInt(Bun.hash.wyhash(tsBytes, prefix))));
-    keys[i] = BigInt.asIntN(64, BigInt(Bun.hash.wyhash(data.subarray(from, to), seed)));
-    from = to;
-  }
-  return keys;
-}
-
 /** Bytes a message's envelope takes besides its events (everything but the per-event parts). */
 function envelopeBytes(sources: SourceEntry[], types: TypeEntry[], credCounts: string, spools: [string, number][]): number {
   let n = FIXED_BYTES + strBytes(credCounts);
@@ -95,7 +63,7 @@ function envelopeBytes(sources: SourceEntry[], types: TypeEntry[], credCounts: s
 }
 
 /**
- * The messages of one batch, each at most `maxBytes`; `keys` from `eventKeys`. The whole
+ * The messages of one batch, each at most `maxBytes`; `keys` one per event. The whole
  * batch goes in one message when it fits (the common case); otherwise it is cut between
  * events, each part with the dictionary entries it uses, the spool positions in the last.
  * An event that does not fit in a message even alone is an error that says so: the bus's

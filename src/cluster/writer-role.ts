@@ -48,6 +48,8 @@ export interface WriterRoleOptions {
   retryMs?: { first: number; max: number };
   /** Test hook: awaited after each commit, before the acknowledgement (a test kills the writer there). */
   afterCommit?: (commit: ClusterCommit) => Promise<void>;
+  /** Told how many events of each commit were stored before (a node's replay, a redelivery): the instance's `ingest.duplicates`. */
+  onDuplicates?: (n: number) => void;
 }
 
 export interface WriterRoleStats {
@@ -206,7 +208,9 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     for (const m of all) m.ack();
     stats.batches += all.length;
     stats.stored += done.stored.length;
-    stats.duplicates += batch.n - done.stored.length;
+    const duplicates = batch.n - done.stored.length;
+    stats.duplicates += duplicates;
+    if (duplicates > 0) opts.onDuplicates?.(duplicates);
     // Built while the next commit waits on PostgreSQL, rather than before it starts.
     if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done));
   };

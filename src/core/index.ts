@@ -166,7 +166,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       cluster = { bus: clusterBus, bridge, roles };
       if (roles.has("writer")) {
         const { startWriterRole } = await import("../cluster/writer-role");
-        const w = await startWriterRole({ bus: clusterBus, pgUrl: config.db, config, logger: log.child({ component: "writer" }) });
+        // Events the writers drop as stored before count with those the sockets skip: nothing is dropped unseen.
+        const w = await startWriterRole({ bus: clusterBus, pgUrl: config.db, config, logger: log.child({ component: "writer" }), onDuplicates: (n) => void (ingest.counters.duplicates += n) });
         writerRole = w;
         // Stopped after the listeners and the pipeline (stoppers run in reverse): what this
         // instance published is still stored by it when it is the only writer.

@@ -66,6 +66,12 @@ export interface EventBatch {
   newTypes: TypeEntry[];
   /** Node spool positions this batch commits (`spool:<node>:<spool>`, position). */
   spools: [string, number][];
+  /**
+   * Each event's idempotency key, from its sender and its position in that sender's stream
+   * (core/ingest/sender-keys.ts): only for a writer channel that asks (a cluster's, whose
+   * writers store a key once). One writer alone needs none: spool positions commit with the events.
+   */
+  keys?: BigInt64Array;
 }
 
 /** The SQLite writers' statement that sets one event_meta key. */

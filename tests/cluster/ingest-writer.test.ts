@@ -4,9 +4,11 @@
  * to PostgreSQL (src/cluster/writer-role.ts).
  */
 import { expect, test } from "bun:test";
+import { decodeBatch } from "../../src/cluster/wire";
 import { ACK_WAIT_MS, startWriterRole, type WriterRoleHandle, type WriterRoleStats } from "../../src/cluster/writer-role";
 import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
+import { startEventSocket } from "../../src/core/ingest/event-socket";
 import { EventPipeline } from "../../src/core/ingest/pipeline";
 import { pgWriter } from "../../src/core/ingest/writer-pg";
 import { bloomHas } from "../../src/db/bloom";
@@ -14,6 +16,7 @@ import { SEG_SIZE } from "../../src/db/event-store";
 import { openPgDatabase } from "../../src/db/pg";
 import { createLogger, silentLogger } from "../../src/log";
 import { parseWithIds, stringify } from "../../src/protocol/json";
+import { BIG_ID, LineClient } from "../helpers";
 import { scratchDatabase } from "../helpers/postgres";
 import { countRows, ingestPipeline, sampleEvents, storedRows, until, withCluster } from "./helpers";
 
@@ -78,32 +81,46 @@ test("events through JetStream and a writer are stored as the single-instance Po
     expect([...subjects].sort()).toEqual([nodeSubject, bus.names.feedSubject("PotEvent", "18446744073709551557", "cowrie-02"), bus.names.feedSubject("PotEvent", null, "dionaea.1")].sort());
   }));
 
-test("a batch published twice, and events sent again, are stored once", () =>
-  withCluster(async ({ bus, pg }) => {
+/** A node's spool stream to an ingest instance's event socket: events first+1.. of `events`, until all are acknowledged. */
+async function sendSpool(port: number, events: Record<string, unknown>[], first = 0) {
+  using c = await LineClient.connect(port);
+  c.send("EventStreamHello", { node_id: BIG_ID, acks: true, spool_id: "spool-a", first_seq: first });
+  c.sendRaw(events.map((e) => `${stringify(e)}\n`).join(""));
+  for (;;) if ((await c.nextKind("EventAck")).seq === events.length) break;
+}
+
+test("a batch published twice, and a node's spool sent again to another instance, are stored once; identical events without a position are new events", () =>
+  withCluster(async ({ bus, pg, connect }) => {
     const writer = await startWriterRole({ bus, pgUrl: pg.url, config: { retention_days: 0 }, logger: silentLogger() });
+    // Two ingest instances, each with its event socket; the node is at home on both (its address).
+    const instances = [ingestPipeline(bus, { batchSize: 50 }), ingestPipeline(await connect(), { batchSize: 30 })];
+    const sockets = instances.map((ingest) =>
+      startEventSocket({ host: "127.0.0.1", port: 0, ingest, config: defaultCoreConfig(), logger: silentLogger(), isNodeAt: () => true }),
+    );
     try {
       // Capture what the ingest side publishes, to publish it again under a new message id.
       const copies: Uint8Array[] = [];
       const tap = bus.nc.subscribe(bus.names.ingestAll, { callback: (_e, m) => void copies.push(m.data.slice()) });
-      const ingest = ingestPipeline(bus, { batchSize: 50 });
-      for (const e of sampleEvents(200)) ingest.submit(e, source);
-      await ingest.flush();
+      await sendSpool(sockets[0]!.port, sampleEvents(200));
       await until(() => writer.stats.stored === 200, "200 stored");
-      await until(() => copies.length === 4, "4 messages seen");
+      // However the socket's chunks cut the batches: every event's message seen.
+      await until(() => copies.reduce((n, m) => n + decodeBatch(m).n, 0) === 200, "the messages of 200 events seen");
       tap.unsubscribe();
       for (const [i, m] of copies.entries()) await bus.js.publish(bus.names.ingestSubject("replay"), m, { msgID: `replay-${i}` });
-      // The sender sends everything again, with 50 new events (in other batches: the same batch
-      // again would be the same messages, which JetStream itself drops within its duplicate window).
-      const again = ingestPipeline(bus, { batchSize: 30 });
-      for (const e of sampleEvents(250)) again.submit(e, source);
-      await again.flush();
-      await again.stop();
+      // The node sends its spool again from the start, to the other instance, with 50 new events.
+      await sendSpool(sockets[1]!.port, sampleEvents(250));
       await until(() => writer.stats.stored + writer.stats.duplicates === 650, "every delivered event handled");
       expect(writer.stats).toMatchObject({ stored: 250, duplicates: 400, rejected: 0 });
       const [r] = await pg.sql`select count(*)::int as n, count(distinct data)::int as d, min(id)::int as lo, max(id)::int as hi from events`;
       expect(r).toEqual({ n: 250, d: 250, lo: 1, hi: 250 });
-      await ingest.stop();
+      // A sender without positions (the control channel, a honeypot's own output) never resends: the same events twice are twice as many.
+      for (const e of [...sampleEvents(10), ...sampleEvents(10)]) instances[1]!.submit(e, source);
+      await instances[1]!.flush();
+      await until(() => writer.stats.stored === 270, "20 more stored");
+      expect(writer.stats).toMatchObject({ stored: 270, duplicates: 400 });
     } finally {
+      for (const s of sockets) await s.stop();
+      for (const i of instances) await i.stop();
       await writer.stop();
     }
   }));

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/log";
 import { startNode } from "../../src/node/agent";
-import { EventStreamClient, getJson, tempDir, until, WsClient } from "../helpers";
+import { EventStreamClient, getJson, type LineClient, registerNode, tempDir, until, WsClient } from "../helpers";
 import { FAST } from "../node/node-helpers";
 import { clusterName, dropCluster, NATS_URL, numbered, sharedDatabase, storedPerProducer } from "./helpers";
 import { AckedProducer, spawnCore, type CoreProcess } from "./processes";
@@ -52,12 +52,21 @@ describe("three instances", () => {
     const d = await spawnCore({ db: db.url, bus: NATS_URL, cluster, roles: "ingest" });
     procs.push(d);
     const n = 20_000;
-    // The producers start on D; when it is gone they go on with A, as a node agent fails over.
-    const producers = ["k1", "k2", "k3"].map((p) => new AckedProducer(() => (d.proc.exitCode === null && d.proc.signalCode === null ? [d.ports.event, a.ports.event] : [a.ports.event]), numbered(p)));
+    // The producers are three spools of one node, registered with D; when D is gone the node
+    // registers with A and they go on there, as a node agent fails over. What D had put on the
+    // bus but not acknowledged comes again, at the same spool positions.
+    const nodeId = 4242n;
+    const onD = await registerNode(d, nodeId, "producers");
+    let onA: LineClient | null = null;
+    const alive = () => d.proc.exitCode === null && d.proc.signalCode === null;
+    const producers = ["k1", "k2", "k3"].map((p) => new AckedProducer(() => (alive() ? [d.ports.event] : onA ? [a.ports.event] : []), numbered(p), undefined, undefined, nodeId));
     const running = producers.map((p) => p.run(n));
     await until(() => producers.every((p) => p.acked > 1000), "the first acknowledgements from D");
     await d.kill("SIGKILL");
+    onD.close();
+    onA = await registerNode(a, nodeId, "producers");
     await Promise.all(running);
+    onA.close();
     expect(producers.some((p) => p.reconnects > 0)).toBe(true);
     const stored = await until(async () => {
       const s = await storedPerProducer(db.url);

@@ -4,6 +4,7 @@
  */
 import type { Subprocess } from "bun";
 import { join } from "node:path";
+import { stringify } from "../../src/protocol/json";
 import { BUN, ROOT } from "../helpers";
 
 export interface CoreProcess {
@@ -76,7 +77,10 @@ export async function spawnCore(o: CoreProcessOptions): Promise<CoreProcess> {
 /**
  * A producer as a node's forwarder behaves: events numbered 1..n in a spool, sent with
  * EventStreamHello {acks, spool_id, first_seq}; when its connection is lost it connects to the
- * next address and sends again everything after the last acknowledged event.
+ * next address and sends again everything after the last acknowledged event. With `nodeId`
+ * the hello names the node, and an instance where that node is registered from this address
+ * takes the spool positions: what it resends is stored once. Without, Core cannot tell a resend
+ * from new events.
  */
 export class AckedProducer {
   acked = 0;
@@ -90,6 +94,7 @@ export class AckedProducer {
     private readonly line: (seq: number) => string,
     readonly spoolId = crypto.randomUUID().replaceAll("-", "").slice(0, 16),
     private readonly window = 2000,
+    private readonly nodeId?: bigint,
   ) {}
 
   /** Sends events up to `n` (and again after each reconnect); resolves once all of them are acknowledged. */
@@ -177,7 +182,8 @@ export class AckedProducer {
       },
     });
     this.sock = sock;
-    pending = Buffer.from(`${JSON.stringify({ version: 2, message: { EventStreamHello: { acks: true, spool_id: this.spoolId, first_seq: first - 1 } } })}\n`);
+    const node = this.nodeId === undefined ? {} : { node_id: this.nodeId };
+    pending = Buffer.from(`${stringify({ version: 2, message: { EventStreamHello: { ...node, acks: true, spool_id: this.spoolId, first_seq: first - 1 } } })}\n`);
     fill(sock);
     return { closed: closed.promise };
   }

@@ -159,7 +159,7 @@ export class LineClient {
 export const BIG_ID = 18446744073709551557n;
 
 /** Registers a fake node over TCP and waits for its RegistrationAck. */
-export async function registerNode(core: CoreHandle, nodeId = BIG_ID, name = "sensor-1"): Promise<LineClient> {
+export async function registerNode(core: { ports: { node: number } }, nodeId = BIG_ID, name = "sensor-1"): Promise<LineClient> {
   const node = await LineClient.connect(core.ports.node);
   node.send("NodeRegistration", { node_id: nodeId, node_name: name, address: "127.0.0.1", port: 0, node_type: "Full" });
   const ack = await node.nextKind("RegistrationAck");

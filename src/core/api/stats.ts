@@ -43,7 +43,7 @@ export const Stats = t.Object(
         rejected: t.Integer({ description: "Messages skipped as bad input since Core started." }),
         connections: t.Integer({ description: "Open event socket connections." }),
         pending: t.Integer({ description: "Events received and not yet committed." }),
-        duplicates: t.Integer({ description: "Lines a node sent again after a reconnect that were already committed, skipped." }),
+        duplicates: t.Integer({ description: "Events a node sent again (after a reconnect, a crash, a fail-over) that were stored before, known by the node's spool and position, never by content: skipped as they arrive, or, in a cluster, dropped by this instance's writer." }),
         unreadable_timestamps: t.Integer({ description: "Events whose timestamp could not be read (not ISO 8601, RFC 2822 or unix time): stored at their receive time, the text kept in data.timestamp." }),
       },
       { description: "Counters of this Core process." },

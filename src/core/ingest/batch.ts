@@ -18,6 +18,10 @@ export interface Storage {
   /** The events' data, UTF-8 JSON one after another; event i ends at `dataEnds[i]`. Owns its whole ArrayBuffer (it moves to the writer's thread and back). */
   dataBuf: Buffer;
   dataEnds: Int32Array;
+  /** Each event's idempotency key (sender-keys.ts), only when the writer asks for them (a cluster's ingest). */
+  keys: BigInt64Array | null;
+  /** The same keys as 32-bit words, as `SenderKeys` writes them. */
+  keyWords: Uint32Array | null;
 }
 
 export interface Batch extends Storage {
@@ -60,8 +64,9 @@ export class HourCounts {
   }
 }
 
-/** A new batch of `size` events, on the storage of a committed one when there is one. */
-export function newBatch(size: number, dataHint: number, spare: Storage | undefined): Batch {
+/** A new batch of `size` events, on the storage of a committed one when there is one; `keyed`: with a key column. */
+export function newBatch(size: number, dataHint: number, spare: Storage | undefined, keyed = false): Batch {
+  const keys = spare?.keys ?? (keyed ? new BigInt64Array(size) : null);
   return {
     startedAt: performance.now(),
     seq: 0,
@@ -74,6 +79,8 @@ export function newBatch(size: number, dataHint: number, spare: Storage | undefi
     dataBuf: spare?.dataBuf ?? Buffer.allocUnsafeSlow(dataHint),
     dataLen: 0,
     dataEnds: spare?.dataEnds ?? new Int32Array(size),
+    keys,
+    keyWords: keys && new Uint32Array(keys.buffer, keys.byteOffset, keys.length * 2),
     users: new HourCounts(),
     passwords: new HourCounts(),
     newSources: [],
@@ -85,7 +92,7 @@ export function newBatch(size: number, dataHint: number, spare: Storage | undefi
 
 /** What of a committed batch a later one can use again. */
 export function storageOf(b: Batch): Storage {
-  return { ts: b.ts, sourceId: b.sourceId, typeId: b.typeId, dataBuf: b.dataBuf, dataEnds: b.dataEnds };
+  return { ts: b.ts, sourceId: b.sourceId, typeId: b.typeId, dataBuf: b.dataBuf, dataEnds: b.dataEnds, keys: b.keys, keyWords: b.keyWords };
 }
 
 /** Makes room for `bytes` more bytes of data in the batch. */
@@ -116,6 +123,7 @@ export function toWire(b: Batch): EventBatch {
     newSources: b.newSources,
     newTypes: b.newTypes,
     spools: spoolPositions(b),
+    ...(b.keys && { keys: b.keys.subarray(0, b.n) }),
   };
 }
 

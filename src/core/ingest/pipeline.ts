@@ -21,6 +21,7 @@ import { BatchSources, newestOf, type PotSighting } from "./batch-sources";
 import { Dictionaries } from "./dictionaries";
 import { RetentionSweep } from "./retention";
 import { fromNodeEvent, normalise, parseData, toIngestEvent, type IngestEvent } from "./normalise";
+import { SenderKeys } from "./sender-keys";
 import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
@@ -69,6 +70,8 @@ export class EventPipeline implements Ingest {
 
   private readonly dict: Dictionaries;
   private readonly sources = new BatchSources();
+  /** Only when the writer keeps each event once by key (a cluster's ingest instance). */
+  private readonly keys: SenderKeys | null;
 
   private current: Batch | null = null;
   /** Bytes to allocate for the next batch's data: what the last one needed, so it rarely grows. */
@@ -109,6 +112,7 @@ export class EventPipeline implements Ingest {
     this.eventLine = this.cfg.log_events ? eventLog(opts.logger, parseData) : null;
     this.warn = new RateLimitedLog(opts.logger);
     this.dict = new Dictionaries(opts.dictionaries);
+    this.keys = opts.writer.idempotency ? new SenderKeys(opts.writer.idempotency.instance) : null;
     if (this.cfg.retention_days > 0) this.retention = new RetentionSweep(this.cfg.retention_days, opts.writer, this.log, this.warn, () => this.version++);
   }
 
@@ -223,6 +227,7 @@ export class EventPipeline implements Ingest {
     b.sourceId[i] = this.dict.sourceIdOf(ev, b.newSources);
     b.typeId[i] = this.dict.typeIdOf(ev.event_type, b.newTypes);
     b.ips.push(ev.src_ip ?? "");
+    if (this.keys !== null) this.keys.write(b.keyWords!, i, tag);
     if (ev.text === null && at >= 0) {
       reserve(b, dataBytes(scan!));
       b.dataLen = writeData(scan!, bytes!, at, b.dataBuf, b.dataLen);
@@ -272,7 +277,7 @@ export class EventPipeline implements Ingest {
   }
 
   private newBatch(): Batch {
-    return newBatch(this.cfg.batch_size, this.dataHint, this.spare.pop());
+    return newBatch(this.cfg.batch_size, this.dataHint, this.spare.pop(), this.keys !== null);
   }
 
   // ---- Writing ---------------------------------------------------------------------------

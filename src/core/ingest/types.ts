@@ -24,7 +24,10 @@ export interface IngestCounters {
   connections: number;
   /** Received and not yet committed: the memory that backpressure bounds. */
   pending: number;
-  /** Lines a node sent again after a reconnect that were already committed: skipped. */
+  /**
+   * Events a node sent again (a reconnect, a crash, a fail-over) that were stored before, known
+   * by spool and position: skipped here, or dropped by a cluster's writer (counted by its instance).
+   */
   duplicates: number;
   /** Events whose timestamp could not be read: stored at their receive time, the text kept in data. */
   unreadable_timestamps: number;

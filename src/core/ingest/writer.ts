@@ -47,6 +47,12 @@ export interface WriterChannel {
   close(): Promise<void>;
   /** Why the channel's threads cannot do their work (one died, checkpoints fail), or null. */
   problem?(): string | null;
+  /**
+   * Set by a channel whose store keeps each event once by key (a cluster's: several writers,
+   * batches delivered again): batches then carry `keys` (sender-keys.ts), this run of this
+   * instance naming the events that have no position of their own.
+   */
+  readonly idempotency?: { instance: string };
 }
 
 /** Runs requests against a writer; shared by the worker and the inline channel. */

@@ -50,7 +50,7 @@ export class CoreMetrics {
       });
     fromIngest("honeybee_events_received_total", "Messages offered as events (event socket and control channel) since Core started.", (c) => c.received);
     fromIngest("honeybee_events_committed_total", "Events committed to the database since Core started.", (c) => c.committed);
-    fromIngest("honeybee_events_duplicates_total", "Lines a node sent again after a reconnect that were already committed.", (c) => c.duplicates);
+    fromIngest("honeybee_events_duplicates_total", "Events a node sent again that were stored before (same spool and position): skipped, or dropped by this instance's writer.", (c) => c.duplicates);
     const gauge = (name: string, help: string, read: (s: MetricsSources) => number) =>
       new Gauge({
         name,

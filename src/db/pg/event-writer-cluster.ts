@@ -7,8 +7,9 @@
  *   writers take turns and ids grow in commit order (readers page by id);
  * - dictionaries: a batch carries its sources and types by value; they are mapped to the
  *   database's ids by natural key, new ones numbered under the same lock;
- * - idempotency: the events' keys go into event_keys first; only events whose key was new
- *   are stored, so a batch delivered twice, or an event sent again, is stored once;
+ * - idempotency: the events' keys (their sender and position, core/ingest/sender-keys.ts) go
+ *   into event_keys first; only events whose key was new are stored, so a batch delivered
+ *   twice, or a node's spool sent again to another instance, is stored once;
  * - counters: upserted in the batch's own transaction (no in-memory counts across writers);
  * - the Bloom filter of the current segment is read again when another writer wrote since;
  * - retention: one writer at a time (an advisory lock), and old event_keys rows go too.

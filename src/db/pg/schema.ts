@@ -93,10 +93,11 @@ export const eventSources = pgTable(
 );
 
 /**
- * The idempotency key of every stored event of a cluster (cluster/wire.ts `eventKeys`): a
- * writer inserts a batch's keys first and stores only the events whose key was new, so a
- * batch delivered twice, or an event sent again, is stored once. `ts` is the event's time,
- * for retention; a BRIN index keeps deleting by it cheap on the insert path.
+ * The idempotency key of every stored event of a cluster, made of its sender and its position
+ * in that sender's stream (core/ingest/sender-keys.ts), never of its content: a writer inserts
+ * a batch's keys first and stores only the events whose key was new, so a batch delivered
+ * twice, or a node's spool sent again, is stored once. `ts` is the event's time, for
+ * retention; a BRIN index keeps deleting by it cheap on the insert path.
  */
 export const eventKeys = pgTable(
   "event_keys",
