@@ -6,7 +6,7 @@
 import type manifest from "../../../catalogue/adb/manifest.json";
 import { parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
-import { listen } from "../shared/listener.ts";
+import { listen, listenerBounds } from "../shared/listener.ts";
 import { Outbox } from "../shared/outbox.ts";
 import { PotSession } from "../shared/session.ts";
 import { AdbConnection } from "./connection.ts";
@@ -23,15 +23,7 @@ export async function startAdb({ config, sink, logger }: PotContext<keyof typeof
   const outbox = new Outbox(process.cwd(), parseByteCount("outbox_max_bytes", config.outbox_max_bytes));
 
   const listener = await listen(
-    {
-      name: "adb",
-      host: config.listen_address,
-      port: parsePort("adb_port", config.adb_port),
-      maxConnections: parsePositiveInt("max_connections", config.max_connections),
-      idleMs: parsePositiveInt("idle_timeout", config.idle_timeout) * 1000,
-      totalMs: parsePositiveInt("session_timeout", config.session_timeout) * 1000,
-      logger,
-    },
+    { ...listenerBounds(config, logger), name: "adb", port: parsePort("adb_port", config.adb_port) },
     (socket) => {
       const session = PotSession.accepted(socket, "adb", "adb", sink);
       new AdbConnection(socket, session, banner, { fs: new FakeFs(buildProp), props, product, outbox, uploadMax });

@@ -2,7 +2,7 @@
 import type manifest from "../../../catalogue/docker/manifest.json";
 import { ConfigError, parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
-import { listen } from "../shared/listener.ts";
+import { listen, listenerBounds } from "../shared/listener.ts";
 import { Outbox } from "../shared/outbox.ts";
 import { DockerApi } from "./api.ts";
 import { Connection } from "./connection.ts";
@@ -34,15 +34,7 @@ export async function startDocker({ config, sink, logger }: PotContext<keyof typ
   // The API's /info names the port it is reached on, known only once bound.
   let api: DockerApi | null = null;
   const listener = await listen(
-    {
-      name: "docker",
-      host: config.listen_address,
-      port,
-      maxConnections: parsePositiveInt("max_connections", config.max_connections),
-      idleMs: parsePositiveInt("idle_timeout", config.idle_timeout) * 1000,
-      totalMs: parsePositiveInt("session_timeout", config.session_timeout) * 1000,
-      logger,
-    },
+    { ...listenerBounds(config, logger), name: "docker", port },
     (socket) => {
       if (api) new Connection(socket, { api, sink, outbox, limits, logger });
       else socket.destroy();

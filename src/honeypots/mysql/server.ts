@@ -3,7 +3,7 @@ import { createPrivateKey } from "node:crypto";
 import type manifest from "../../../catalogue/mysql/manifest.json";
 import { ConfigError, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
-import { listen } from "../shared/listener.ts";
+import { listen, listenerBounds } from "../shared/listener.ts";
 import { PotSession } from "../shared/session.ts";
 import { Accounts, ensureRsaKeys, newScramble } from "./auth.ts";
 import { Catalog } from "./catalog.ts";
@@ -44,15 +44,7 @@ export async function startMysql({ config, sink, logger }: PotContext<keyof type
   let connectionId = 8 + Math.floor(Math.random() * 400);
 
   const listener = await listen(
-    {
-      name: "mysql",
-      host: config.listen_address,
-      port,
-      maxConnections: parsePositiveInt("max_connections", config.max_connections),
-      idleMs: parsePositiveInt("idle_timeout", config.idle_timeout) * 1000,
-      totalMs: parsePositiveInt("session_timeout", config.session_timeout) * 1000,
-      logger,
-    },
+    { ...listenerBounds(config, logger), name: "mysql", port },
     (socket) => {
       const session = PotSession.accepted(socket, "mysql", "mysql", sink);
       new MysqlConnection(socket, session, server, connectionId++, newScramble());

@@ -10,7 +10,7 @@ import { RateLimitedLog } from "../../net/rate-limited-log.ts";
 import { plainIp } from "../shared/address.ts";
 import { parseByteCount, parsePort, parsePositiveInt } from "../shared/config.ts";
 import type { PotContext, PotHandle } from "../shared/lifecycle.ts";
-import { listen } from "../shared/listener.ts";
+import { listen, listenerBounds } from "../shared/listener.ts";
 import { Outbox, OutboxFull } from "../shared/outbox.ts";
 import { InputBuffer, PotSession, printable } from "../shared/session.ts";
 import { requiredPassword } from "./admin.ts";
@@ -191,15 +191,7 @@ export async function startRedis({ config, sink, logger }: PotContext<keyof type
   };
 
   const listener = await listen(
-    {
-      name: "redis",
-      host: config.listen_address,
-      port: parsePort("redis_port", config.redis_port),
-      maxConnections: parsePositiveInt("max_connections", config.max_connections),
-      idleMs: parsePositiveInt("idle_timeout", config.idle_timeout) * 1000,
-      totalMs: parsePositiveInt("session_timeout", config.session_timeout) * 1000,
-      logger,
-    },
+    { ...listenerBounds(config, logger), name: "redis", port: parsePort("redis_port", config.redis_port) },
     onSocket,
   );
   server.port = listener.port;

@@ -9,6 +9,7 @@
 import { createServer, type Socket } from "node:net";
 import type { Logger } from "pino";
 import { RateLimitedLog } from "../../net/rate-limited-log.ts";
+import { parsePositiveInt } from "./config.ts";
 
 export interface ListenOptions {
   name: string;
@@ -26,6 +27,20 @@ export interface Listener {
   /** Connections open now. */
   readonly open: number;
   close(): Promise<void>;
+}
+
+/**
+ * The bounds every kind's manifest sets alike: `listen_address`, `max_connections`,
+ * `idle_timeout` and, where it has one, `session_timeout` (both in seconds).
+ */
+export function listenerBounds(config: Record<string, string>, logger: Logger): Omit<ListenOptions, "name" | "port"> {
+  return {
+    host: config.listen_address ?? "127.0.0.1",
+    maxConnections: parsePositiveInt("max_connections", config.max_connections ?? ""),
+    idleMs: parsePositiveInt("idle_timeout", config.idle_timeout ?? "") * 1000,
+    totalMs: config.session_timeout ? parsePositiveInt("session_timeout", config.session_timeout) * 1000 : undefined,
+    logger,
+  };
 }
 
 export async function listen(opts: ListenOptions, onSocket: (socket: Socket) => void): Promise<Listener> {
