@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LiveProcess } from "../cli/cli-helpers";
-import { ROOT } from "../helpers";
+import { ROOT, until } from "../helpers";
 import { requireTool } from "../helpers/clients";
 import { NetNamespace } from "../helpers/netns";
 
@@ -94,6 +94,17 @@ describe.skipIf(!NetNamespace.available())("a sensor running every built-in kind
     console.log(seen.map((s) => s.line).join("\n"));
     expect(seen.filter((s) => !s.ok)).toEqual([]);
     expect(scan.stdout).not.toContain("SF-Port");
+
+    // nmap's probes were attacks like any other (the login page's, a login): every kind's events went through the node to
+    // Core, and every kind that keeps sessions has them there.
+    const api = async (path: string) => JSON.parse((await ns.run(`curl -s 'http://127.0.0.1:9002${path}'`)).stdout);
+    // The WordPress login records logins only: one for it.
+    expect((await ns.run("curl -s -o /dev/null -X POST http://127.0.0.1:8080/wp-login.php -d log=admin -d pwd=hunter2")).code).toBe(0);
+    for (const { kind } of KINDS) {
+      const events = await until(async () => ((await api(`/api/v1/events?pot_type=${kind}&limit=1`)).events.length > 0 ? true : null), `${kind}'s events on Core`);
+      expect({ kind, events }).toEqual({ kind, events: true });
+      if (kind !== "honnypotter") expect({ kind, sessions: (await api(`/api/v1/sessions?pot_type=${kind}&limit=1`)).sessions.length }).toEqual({ kind, sessions: 1 });
+    }
 
     // The node is `up`'s child; its honeypots are the node's.
     const [node] = descendants(up.proc.pid).filter((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("\0node\0"));
