@@ -7,6 +7,7 @@ import { Type, type Static, type TObject, type TSchema } from "@sinclair/typebox
 import { Value } from "@sinclair/typebox/value";
 import { existsSync, readFileSync } from "node:fs";
 import { LOG_LEVELS } from "./log";
+import { MAX_RECORDING_BYTES } from "./protocol/messages";
 
 const TokenEntry = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64 }),
@@ -48,6 +49,13 @@ export const CoreConfig = Type.Object({
   artifacts_dir: Type.String({
     default: "",
     description: "Folder of the artifacts (files attackers downloaded or uploaded, by SHA-256) and of partial transfers; empty: `artifacts` next to the database file (docs/artifacts.md).",
+  }),
+  max_unfinished_recording_bytes: Type.Integer({
+    minimum: MAX_RECORDING_BYTES,
+    // 8 recordings of the largest size, 32 of cowrie's default 1 MiB (tty_max_bytes).
+    default: 32 * 1024 * 1024,
+    description:
+      "Bytes of terminal recordings Core holds in memory while their chunks arrive, all nodes together, each counted at the size it announces (docs/protocol.md#sessionrecording). Past it a new recording is deferred: Core answers `ok: false` with `retry_after_ms`, logs `session recording deferred`, and the node keeps the recording and sends it again later.",
   }),
   artifact_max_bytes: Type.Integer({ minimum: 1024, default: 64 * 1024 * 1024, description: "Largest artifact Core takes from a node; larger offers are refused (`too_large`) and the node drops them." }),
   ingest_worker: Type.Boolean({

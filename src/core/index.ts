@@ -194,7 +194,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
-        recordings: db ? new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256)) : undefined,
+        recordings: db ? new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256), config.max_unfinished_recording_bytes) : undefined,
         files,
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,

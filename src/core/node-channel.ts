@@ -187,7 +187,8 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         const r = msg.payload;
         const ack = opts.recordings ? opts.recordings.chunk(c, c.nodeId, r) : { pot_id: r.pot_id, session: r.session, ok: false, message: "this Core does not take recordings" };
         if (ack) {
-          if (!ack.ok) warn.warn(`${c.remote}:recording`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session }, `session recording refused: ${ack.message}`);
+          if (ack.retry_after_ms !== undefined) warn.warn(`${c.remote}:recording-deferred`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session, retry_after_ms: ack.retry_after_ms }, `session recording deferred: ${ack.message}`);
+          else if (!ack.ok) warn.warn(`${c.remote}:recording`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session }, `session recording refused: ${ack.message}`);
           c.link.send("SessionRecordingAck", ack);
         }
         return;

@@ -6,7 +6,8 @@
  * (the queue is kept on disk, so a node restart does not forget it) and sent on the control
  * channel in SessionRecording chunks, one recording at a time, each until Core's
  * SessionRecordingAck. A recording that is not acknowledged (Core away, connection cut) is
- * sent again from the start once the node is registered again. The file stays in the pot's
+ * sent again from the start once the node is registered again; one Core defers (it holds as
+ * many unfinished recordings as it takes) goes again after the wait Core names. The file stays in the pot's
  * folder; only a file inside that folder is read, and Core gets it as asciicast (recording-file.ts).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -38,6 +39,9 @@ export interface RecordingShipperOptions {
 }
 
 const SESSION = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** Bounds on the wait a deferring Core asks for: never a busy loop, never a recording parked for long. */
+const MIN_RETRY_MS = 100;
+const MAX_RETRY_MS = 10 * 60_000;
 
 export class RecordingShipper {
   private queue: Pending[];
@@ -75,6 +79,7 @@ export class RecordingShipper {
   onAck(ack: SessionRecordingAck): void {
     const head = this.inFlight;
     if (!head || head.pot_id !== ack.pot_id || head.session !== ack.session) return;
+    if (!ack.ok && ack.retry_after_ms !== undefined) return this.later(ack);
     if (!ack.ok) this.opts.logger.warn({ pot_id: ack.pot_id, session: ack.session, message: ack.message }, "Core refused a session recording; not sending it again");
     this.done();
   }
@@ -82,6 +87,20 @@ export class RecordingShipper {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Core is busy: the recording stays at the head of the queue and goes again after the wait Core named. */
+  private later(ack: SessionRecordingAck): void {
+    const waitMs = Math.min(Math.max(ack.retry_after_ms ?? 0, MIN_RETRY_MS), MAX_RETRY_MS);
+    this.opts.logger.info({ pot_id: ack.pot_id, session: ack.session, retry_in_ms: waitMs, message: ack.message }, "Core deferred a session recording; sending it again later");
+    if (this.timer) clearTimeout(this.timer);
+    // Until then the recording is not in flight: a registration meanwhile sends it at once.
+    this.inFlight = null;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.pump();
+    }, waitMs);
+    this.timer.unref?.();
   }
 
   private done(): void {
@@ -112,6 +131,7 @@ export class RecordingShipper {
       if (!this.opts.send("SessionRecording", { ...base, offset, data: chunk })) return;
     }
     this.inFlight = head;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       // No answer: the next registration sends it again.
       this.timer = null;

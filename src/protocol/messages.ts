@@ -212,8 +212,11 @@ export type SessionRecording = Static<typeof SessionRecording>;
 export const SessionRecordingAck = Type.Object({
   pot_id: PotId,
   session: Type.String(),
-  ok: Type.Boolean({ description: "True: stored. False: refused for good (`message` says why); sending it again does not help." }),
+  ok: Type.Boolean({ description: "True: stored. False: refused (`message` says why): for good, sending it again does not help, unless `retry_after_ms` is given." }),
   message: Type.String(),
+  retry_after_ms: Type.Optional(
+    Type.Integer({ minimum: 0, description: "With `ok: false`: Core is busy (it holds as many unfinished recordings as it takes); send the recording again, from offset 0, after this long." }),
+  ),
 });
 export type SessionRecordingAck = Static<typeof SessionRecordingAck>;
 
