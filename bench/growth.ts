@@ -105,7 +105,7 @@ function dailyThrough(path: string): number {
 
 /** Ingests EVENTS flat events through the event socket with acks; returns events/s. */
 async function ingest(port: number): Promise<number> {
-  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events: EVENTS, connections: CONNECTIONS, seed: 7, baseMs: Date.now(), acks: true, shape: "flat" })], {
+  const proc = Bun.spawn([BUN, join(import.meta.dir, "ingest-producer-fixture.ts"), JSON.stringify({ port, events: EVENTS, connections: CONNECTIONS, seed: 7, baseMs: Date.now() - EVENTS, acks: true, shape: "flat" })], {
     stdout: "pipe",
     stderr: "inherit",
   });

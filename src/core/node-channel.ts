@@ -243,7 +243,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
 
   const scanned = newScannedLine();
   /** One context for every scanned line (this runs on one thread, a line at a time). */
-  const ctx: NormaliseContext = { receivedAt: 0, nodeId: null, nodeProven: true, nodeOfPot: (p) => ingest.nodeOfPot(p), potTypeOf: (n, p) => ingest.potTypeOf(n, p) };
+  const ctx: NormaliseContext = { receivedAt: 0, maxAgeMs: ingest.maxEventAgeMs, nodeId: null, nodeProven: true, nodeOfPot: (p) => ingest.nodeOfPot(p), potTypeOf: (n, p) => ingest.potTypeOf(n, p) };
 
   /** `bytes[at...]` holds the line when it is ASCII (see LineSink), else `at` is -1. */
   const onLine = (c: Conn, socket: Socket<Conn>, text: string, bytes: Buffer, at: number) => {

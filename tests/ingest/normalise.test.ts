@@ -159,6 +159,31 @@ describe("normalise", () => {
     expect(bad.data.timestamp).toBe("yesterday");
   });
 
+  test("a time far off becomes the receive time, what the event said kept in data: before 2000, over 5 minutes ahead, older than the retention", () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const MIN = 60_000;
+    const DAY = 86_400_000;
+    const times = (timestamp: unknown, maxAgeMs = 0) => {
+      const e = ok({ eventid: "a.b", timestamp }, ctx({ maxAgeMs }));
+      return { ts: e.ts, kept: e.data.timestamp };
+    };
+    expect(times("1970-01-01T00:00:01Z")).toEqual({ ts: NOW, kept: "1970-01-01T00:00:01Z" });
+    expect(times(0)).toEqual({ ts: NOW, kept: 0 });
+    expect(times("1999-12-31T23:59:59Z")).toEqual({ ts: NOW, kept: "1999-12-31T23:59:59Z" });
+    expect(times("9999-12-31T23:59:59Z")).toEqual({ ts: NOW, kept: "9999-12-31T23:59:59Z" });
+    expect(times(at(NOW + 6 * MIN))).toEqual({ ts: NOW, kept: at(NOW + 6 * MIN) });
+    expect(times(at(NOW + 4 * MIN))).toEqual({ ts: NOW + 4 * MIN, kept: undefined });
+    // A node's spool sent after hours away keeps its times; past the retention it would be deleted at once.
+    expect(times(at(NOW - 20 * DAY))).toEqual({ ts: NOW - 20 * DAY, kept: undefined });
+    expect(times(at(NOW - 6 * DAY), 7 * DAY)).toEqual({ ts: NOW - 6 * DAY, kept: undefined });
+    expect(times(at(NOW - 8 * DAY), 7 * DAY)).toEqual({ ts: NOW, kept: at(NOW - 8 * DAY) });
+    // Cowrie's `time` fallback stays in data as it was.
+    expect(ok({ eventid: "a.b", time: 1 })).toMatchObject({ ts: NOW, data: { time: 1 } });
+    // A Go node's PotLog: the honeypot's own time, cut from data when readable, is put back.
+    const log = ok(goPotLog({ eventid: "cowrie.login.failed", timestamp: "1970-01-01T00:00:00.000001Z", src_ip: "203.0.113.7" }, { node_id: BIG, pot_id: "p", pot_type: "cowrie" }, NOW));
+    expect(log).toMatchObject({ ts: NOW, data: { timestamp: "1970-01-01T00:00:00.000001Z" } });
+  });
+
   test("parseTimestamp agrees with Date.parse on ISO forms", () => {
     for (const s of ["2026-11-22T01:07:41Z", "2026-11-22T01:07:41.9Z", "2026-11-22T01:07:41.99Z", "2026-11-22T01:07:41.9999Z", "2026-11-22T01:07:41+02:00", "2026-11-22T01:07:41.5-01:30"]) {
       expect(parseTimestamp(s)).toBe(Date.parse(s));

@@ -15,7 +15,8 @@ import { parseWithIds, stringify } from "../../src/protocol/json";
 import { goPotEvent, goPotLog } from "../helpers/go-node";
 import { nestedDeeperThan } from "../../src/protocol/depth";
 
-const ctx: NormaliseContext = { receivedAt: 1_700_000_000_000, nodeId: null, nodeOfPot: (p) => (p === "registered-pot" ? 42n : null) };
+// After the samples' and the bench's times: a time over 5 minutes ahead of it is far off (timestamp.ts).
+const ctx: NormaliseContext = { receivedAt: Date.UTC(2026, 10, 28), nodeId: null, nodeOfPot: (p) => (p === "registered-pot" ? 42n : null) };
 const sampleLines = (name: string) => readFileSync(join(import.meta.dir, "samples", name), "utf8").split("\n").filter(Boolean);
 
 type Scanner = (line: string, out: ScannedLine) => boolean;
@@ -95,6 +96,9 @@ describe("fast path for flat native events", () => {
       '{"eventid":"x\\u002ey"}', // escape in a column
       '{"eventid":"x.y","src_ip":"not an address with spaces"}', // kept in data by the general path
       '{"eventid":"x.y","timestamp":"yesterday"}', // kept in data by the general path
+      '{"eventid":"x.y","timestamp":"1970-01-01T00:00:01Z"}', // far off: kept in data by the general path
+      '{"eventid":"x.y","timestamp":"9999-12-31T23:59:59Z"}',
+      '{"eventid":"x.y","time":1}',
       '{"eventid":"x.y","node_id":-1}',
       '{"eventid":"x.y","node_id":18446744073709551616}', // above u64
       '{"eventid":"x.y","pot_id":7}',
@@ -216,6 +220,8 @@ describe("fast path for PotEvent and PotLog envelopes", () => {
       '{"version":2,"message":{"PotEvent":{"event_type":"e","__proto__":{"x":1}}}}',
       '{"version":2,"message":{"PotEvent":{"event_type":"e\\u002e"}}}',
       '{"version":2,"message":{"PotEvent":{"event_type":"e","timestamp":"never"}}}',
+      '{"version":2,"message":{"PotEvent":{"event_type":"e","timestamp":"1970-01-01T00:00:01Z"}}}', // far off
+      '{"version":2,"message":{"PotLog":{"log_type":"a.b","data":{"timestamp":"9999-12-31T23:59:59Z"}}}}',
       '{"version":2,"message":{"PotEvent":{}}}',
     ];
     for (const line of leaves) expect(fastEnv(line)).toBeNull();

@@ -9,6 +9,7 @@ import { fileTypeFromBuffer } from "file-type";
 import type { ArtifactRow, ArtifactStore, Sighting } from "../../db/artifact-store";
 import type { Logger } from "../../log";
 import type { FileOffer } from "../../protocol/messages";
+import { farOff } from "../ingest/timestamp";
 import type { FileSink } from "../transfer/receiver";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -48,6 +49,7 @@ export class Artifacts implements FileSink {
     const m = offer.meta ?? {};
     const text = (k: string) => (typeof m[k] === "string" && m[k] !== "" ? (m[k] as string) : null);
     const seen = typeof m.seen_at === "string" ? Date.parse(m.seen_at) : NaN;
+    const now = Date.now();
     const sighting: Sighting = {
       id: `${nodeId}:${offer.sighting_id}`,
       sha256: offer.sha256,
@@ -58,8 +60,10 @@ export class Artifacts implements FileSink {
       url: text("url"),
       filename: text("filename"),
       truncated: m.truncated === true,
-      // A node's clock is trusted to the minute at most: a sighting is never dated in the future.
-      seen_at: Number.isFinite(seen) ? Math.min(seen, Date.now()) : Date.now(),
+      // A node's clock is trusted to the minute at most: a sighting is never dated in the future,
+      // and one dated far off (before 2000, or so old that retention would delete it at once,
+      // as for events) is dated when Core heard of it.
+      seen_at: Number.isFinite(seen) && !farOff(seen, now, this.opts.retentionDays * DAY_MS) ? Math.min(seen, now) : now,
     };
     this.opts.store.sighted(sighting, offer.size);
     return this.opts.store.get(offer.sha256)?.stored === true;

@@ -323,6 +323,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
           paused: false,
           lastData: Date.now(),
           receivedAt: Date.now(),
+          maxAgeMs: ingest.maxEventAgeMs,
           nodeId: null,
           nodeProven: false,
           nodeOfPot: (potId) => ingest.nodeOfPot(potId),

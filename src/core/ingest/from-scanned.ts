@@ -6,12 +6,13 @@
 import { toU64 } from "../../protocol/json";
 import { MAX_POT_ID, MAX_POT_TYPE, MAX_TYPE, isAddress, label, prefixOf, type IngestEvent, type NormaliseContext } from "./normalise";
 import { TIME_ABSENT, timeOf, type ScannedLine } from "./scan";
+import { farOff } from "./timestamp";
 
 /**
  * The columns of a line the fast path scanned, by the same rules as `fromNative` + `build`.
  * Null where those rules would fail or keep something in data that the scan cut out (an
- * unreadable timestamp, an address unfit for the column): the general path handles and words
- * those.
+ * unreadable or far-off timestamp, an address unfit for the column): the general path handles
+ * and words those.
  */
 export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent | null {
   if (s.shape !== 0) return fromScannedEnvelope(s, ctx);
@@ -27,7 +28,7 @@ export function fromScanned(s: ScannedLine, ctx: NormaliseContext): IngestEvent 
   if (ts === null) {
     if (time.kind !== TIME_ABSENT) return null;
     ts = ctx.receivedAt;
-  }
+  } else if (farOff(ts, ctx.receivedAt, ctx.maxAgeMs ?? 0)) return null;
   if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
   return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: null, username: s.username, password: s.password };
 }
@@ -55,7 +56,7 @@ function fromScannedEnvelope(s: ScannedLine, ctx: NormaliseContext): IngestEvent
   if (ts === null) {
     if (time.kind !== TIME_ABSENT) return null;
     ts = ctx.receivedAt;
-  }
+  } else if (farOff(ts, ctx.receivedAt, ctx.maxAgeMs ?? 0)) return null;
   if (s.srcIp !== null && !isAddress(s.srcIp)) return null;
   return { node_id: nodeId, pot_id: potId, pot_type: potType, event_type: eventType, ts, src_ip: s.srcIp, text: null, username: s.username, password: s.password };
 }

@@ -17,7 +17,7 @@ import { parseWithIds, stringify, toU64 } from "../../protocol/json";
 import { isEnvelope } from "../../protocol/classify";
 import { decodeEnvelope } from "../../protocol/messages";
 import { isoTime } from "../../protocol/time";
-import { parseTimestamp } from "./timestamp";
+import { farOff, parseTimestamp } from "./timestamp";
 
 export interface NormalisedEvent {
   node_id: bigint | null;
@@ -60,8 +60,10 @@ export interface EventRecord {
 }
 
 export interface NormaliseContext {
-  /** Receive time in ms: the timestamp of an event that has none. */
+  /** Receive time in ms: the timestamp of an event that has none, or whose own is far off. */
   receivedAt: number;
+  /** Events older than this (ms before receivedAt; 0: no limit) are far off: retention would delete them at once. */
+  maxAgeMs?: number;
   /** The sender's node (control connection or EventStreamHello), when it named one. */
   nodeId: bigint | null;
   /**
@@ -302,6 +304,10 @@ function build(ctx: NormaliseContext, p: Parts): NormaliseResult {
       unreadableTimestamp = true;
       if (p.keepTimestampIn) p.data[p.keepTimestampIn] = p.timestamp;
     }
+  } else if (farOff(ts, ctx.receivedAt, ctx.maxAgeMs ?? 0)) {
+    // Like an unreadable time: stored at the receive time, what the event said kept in data.
+    ts = ctx.receivedAt;
+    if (p.keepTimestampIn) p.data[p.keepTimestampIn] = p.timestamp;
   }
 
   let srcIp: string | null = null;

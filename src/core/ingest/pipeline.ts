@@ -54,6 +54,7 @@ export interface PipelineOptions {
 }
 
 const MAX_IN_FLIGHT = 2;
+const DAY_MS = 86_400_000;
 /** Enough for the batches in flight: in the steady state one waits here for the next batch. */
 const SPARE_STORAGE = MAX_IN_FLIGHT;
 
@@ -67,6 +68,7 @@ export class EventPipeline implements Ingest {
   private readonly eventLine: EventLogger | null;
   private readonly warn: RateLimitedLog;
   private readonly cfg: PipelineOptions["config"];
+  readonly maxEventAgeMs: number;
 
   private readonly dict: Dictionaries;
   private readonly sources = new BatchSources();
@@ -108,6 +110,7 @@ export class EventPipeline implements Ingest {
   constructor(private readonly opts: PipelineOptions) {
     this.spools = new Map(opts.spools ?? []);
     this.cfg = opts.config;
+    this.maxEventAgeMs = this.cfg.retention_days * DAY_MS;
     this.log = opts.logger;
     this.eventLine = this.cfg.log_events ? eventLog(opts.logger, parseData) : null;
     this.warn = new RateLimitedLog(opts.logger);
@@ -121,7 +124,7 @@ export class EventPipeline implements Ingest {
   submit(obj: unknown, source: IngestSource): string | null {
     // A proven sender (the control channel's registered node) owns its events, whatever they say.
     const nodeId = source.nodeId ?? null;
-    const r = normalise(obj, { receivedAt: Date.now(), nodeId, nodeProven: nodeId !== null, nodeOfPot: this.opts.nodeOfPot, potTypeOf: this.opts.potTypeOf });
+    const r = normalise(obj, { receivedAt: Date.now(), maxAgeMs: this.maxEventAgeMs, nodeId, nodeProven: nodeId !== null, nodeOfPot: this.opts.nodeOfPot, potTypeOf: this.opts.potTypeOf });
     if (!r.ok) {
       this.reject(null, source.remote, "invalid_event", r.error);
       return r.error;

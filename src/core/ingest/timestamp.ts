@@ -16,6 +16,23 @@ const ISO = /^\d{4}-\d\d-\d\d(?:([T ])\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(Z|[+-]\d\d
 /** RFC 2822 / HTTP dates: `Sun, 22 Nov 2026 01:04:59 GMT`, `22 Nov 2026 01:04:59 +0000`. */
 const RFC_2822 = /^(?:[A-Za-z]{3}, )?\d{1,2} [A-Za-z]{3} \d{4} \d\d:\d\d(?::\d\d)? (?:GMT|UTC|[+-]\d{4})$/;
 
+/** No honeypot event is older: an earlier time is a clock that was never set (1970). */
+export const EARLIEST_EVENT_TS = Date.UTC(2000, 0, 1);
+/** Clocks of nodes and Core differ by a few seconds; further ahead, an event's time is wrong or a lie. */
+export const FUTURE_SLACK_MS = 5 * 60_000;
+
+/**
+ * True when an event's own time `ts` cannot stand for it: before 2000, more than
+ * FUTURE_SLACK_MS after it was received, or older than `maxAgeMs` (retention, 0: no limit),
+ * which would have it deleted at once. Such an event is stored at its receive time with what it
+ * said kept in its data, so a honeypot cannot backdate what it sends (1970) or keep it forever
+ * (9999) in retention, first and last seen, sessions and alerts. Older times within the
+ * retention stand: a node that was cut off from Core for hours sends its spool afterwards.
+ */
+export function farOff(ts: number, receivedAt: number, maxAgeMs: number): boolean {
+  return ts < EARLIEST_EVENT_TS || ts > receivedAt + FUTURE_SLACK_MS || (maxAgeMs > 0 && ts < receivedAt - maxAgeMs);
+}
+
 /**
  * Reads an event time: ISO 8601 or RFC 2822 text, or unix time as a number or numeric text in
  * seconds, milliseconds or microseconds (told apart by magnitude). Null when unreadable or

@@ -68,6 +68,8 @@ export interface Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
   /** True while the writer is too far behind; readers should pause. */
   readonly isOverloaded: boolean;
+  /** `retention_days` in ms (0: no limit): an event older on arrival is stored at its receive time (NormaliseContext.maxAgeMs). */
+  readonly maxEventAgeMs: number;
   /** Called after each commit with the id of the last event committed (outputs and rules wake on it). */
   onCommit(listener: (lastId: number) => void): () => void;
   /** Called with true when readers should pause and with false when they may resume. */

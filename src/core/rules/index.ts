@@ -189,7 +189,7 @@ export class Rules {
   }
 }
 
-/** The stored form of an alert: an event of the raising event's node, pot and source. */
+/** The stored form of an alert: an event of the raising event's node, pot and source, at the time Core raised it. */
 export function alertEvent(a: Alert) {
   const { rule, event: e } = a;
   const data: Record<string, unknown> = {
@@ -198,8 +198,9 @@ export function alertEvent(a: Alert) {
     reason: a.reason,
     count: a.count,
     outputs: rule.outputs ?? [],
-    trigger: { id: e.id, event_type: e.event_type, data: e.data },
+    trigger: { id: e.id, event_type: e.event_type, timestamp: new Date(e.ts).toISOString(), data: e.data },
   };
   if (rule.description) data.description = rule.description;
-  return { node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: `${ALERT_PREFIX}${rule.name}`, ts: e.ts, src_ip: e.src_ip, text: stringify(data), username: null, password: null };
+  // Core's time, not the event's: a sender's clock must not date an alert (1970) or keep it from retention (9999).
+  return { node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: `${ALERT_PREFIX}${rule.name}`, ts: Date.now(), src_ip: e.src_ip, text: stringify(data), username: null, password: null };
 }
