@@ -6,18 +6,24 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RUNTIME_ENV } from "../src/runtime-env";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BUN = process.execPath;
 /**
- * What bin/honeybee, the way Core is started (npm start, the Docker image), sets for Bun
- * before it starts: the benches start Core with Bun directly (to pass Bun's own flags), so
- * they set it themselves. A value in the bench's environment wins, as it does for bin/honeybee.
+ * What Core sets for Bun when its environment does not (src/runtime-env.ts), for the baselines
+ * that run without Core's code ((b+ alloc), the stall fixture) and for Core itself, which then
+ * starts without starting again. A value in the bench's environment wins, as it does for Core.
+ * BENCH_LAUNCHER_ENV=off passes none: Core starts as `bun src/main.ts core` does in a bare
+ * environment (and sets them itself).
  */
-export const LAUNCHER_ENV: Record<string, string> = {
-  MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? "-1",
-  BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? "2147483648",
-};
+export const LAUNCHER_ENV: Record<string, string> =
+  process.env.BENCH_LAUNCHER_ENV === "off"
+    ? {}
+    : {
+        MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? RUNTIME_ENV.MIMALLOC_PURGE_DELAY,
+        BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? RUNTIME_ENV.BUN_JSC_forceRAMSize,
+      };
 
 export function benchDir(): string {
   return mkdtempSync(join(tmpdir(), "honeybee-bench-"));

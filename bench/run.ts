@@ -2,8 +2,8 @@ export {};
 /**
  * `bun run bench`: every benchmark, each reported as ratios to a baseline measured in the same
  * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`;
- * `bun run bench growth` (database growth, long), `pg` and `cluster` (need PostgreSQL, and NATS)
- * run only when named.
+ * `bun run bench growth` (database growth, long), `flood` (memory under floods on the control
+ * channel), `pg` and `cluster` (need PostgreSQL, and NATS) run only when named.
  * Sizes are set by environment variables; see each part's header.
  */
 const parts = process.argv.slice(2);
@@ -26,6 +26,13 @@ if (parts.includes("growth")) {
   const { benchGrowth } = await import("./growth");
   console.log("## Growth (ingest and REST latency as the database grows)\n");
   console.log(await benchGrowth());
+  console.log();
+}
+if (parts.includes("flood")) {
+  // Only when named: Core's memory under floods of large messages on the control channel.
+  const { benchFlood } = await import("./flood");
+  console.log("## Memory under a flood on the control channel (8 nodes, large PotLogs; peak RSS however Core is started)\n");
+  console.log(await benchFlood());
   console.log();
 }
 if (parts.includes("pg")) {

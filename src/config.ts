@@ -45,6 +45,16 @@ export const CoreConfig = Type.Object({
   // batch: with one producer 336,757-382,775 events/s against 417,537-451,671 at 49,152, in
   // interleaved runs, peak RSS within the same run-to-run spread (docs/benchmarks.md).
   max_pending_events: Type.Integer({ minimum: 1000, default: 49_152, description: "Events waiting for the writer before reading pauses (it resumes when half of them are committed)." }),
+  // Past the data of 49,152 of the ingest bench's events (16-19 MiB), so it takes over only when
+  // events are large: a flood of 4-16 KiB PotLogs on 9001 (`bun run bench flood`) peaked at
+  // 435-918 MB with the count alone, 401-499 with 32 MiB; 16 MiB saved nothing more (423-448:
+  // the rest is the engine's garbage, not held data; docs/benchmarks.md).
+  max_pending_bytes: Type.Integer({
+    minimum: 1024 * 1024,
+    default: 32 * 1024 * 1024,
+    description:
+      "Bytes of event data waiting for the writer before reading pauses (it resumes when half of them are committed): bounds memory when events are large, as `max_pending_events` does when they are many. A batch is committed at a third of it at most.",
+  }),
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
   artifacts_dir: Type.String({
     default: "",

@@ -2,6 +2,7 @@
 /**
  * The `honeybee` command: parses arguments and hands them to the program they name.
  */
+import "./runtime-env-first";
 import { Command, CommanderError } from "commander";
 import { ConfigError, CoreConfig, flagsToConfig, loadCoreConfig } from "./config";
 import { Security, newToken, sha256 } from "./core/auth";

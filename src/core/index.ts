@@ -190,7 +190,6 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         port: config.node_port,
         maxMessageBytes: config.max_message_bytes,
         maxNestingDepth: config.max_nesting_depth,
-        maxPendingEvents: config.max_pending_events,
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),

@@ -42,8 +42,6 @@ export interface NodeChannelOptions {
   maxMessageBytes: number;
   /** Deepest nesting of a message (`max_nesting_depth`); deeper ones are refused unparsed. */
   maxNestingDepth?: number;
-  /** `max_pending_events`: how connections share the pipeline under pressure (fair-share.ts). */
-  maxPendingEvents: number;
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
@@ -107,7 +105,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     }
   });
   // Node streams share the pipeline like the event socket's connections do (fair-share.ts).
-  const fair = new FairShare<Conn>({ ingest, maxPending: opts.maxPendingEvents, sockets, holds: (c) => c.held !== null });
+  const fair = new FairShare<Conn>({ ingest, sockets, holds: (c) => c.held !== null });
 
   const reply = (c: Conn, code: string, message: string) => {
     warn.warn(`${c.remote}:${code}`, { remote: c.remote, node_id: c.nodeId?.toString(), code }, message);

@@ -137,7 +137,6 @@ function controlChannel(config: CoreConfig, gate: Promise<void>) {
     host: "127.0.0.1",
     port: 0,
     maxMessageBytes: config.max_message_bytes,
-    maxPendingEvents: config.max_pending_events,
     registry,
     ingest,
     onCommandResult: () => {},
@@ -192,6 +191,46 @@ test("PotEvent and PotLog on the control channel are under the same backpressure
     gate.resolve();
     await until(() => ingest.counters.committed === NODES * PER, "every event committed", 3000);
     expect(ingest.counters).toMatchObject({ received: NODES * PER, committed: NODES * PER, rejected: 0, pending: 0 });
+  } finally {
+    gate.resolve();
+    for (const n of nodes) n.close();
+    await stop();
+  }
+});
+
+test("a flood of large PotLogs on the control channel is bounded in bytes: pending data stays within max_pending_bytes, far below what max_pending_events allows", async () => {
+  using dir = tempDir();
+  const MAX_BYTES = 4 * 1024 * 1024;
+  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 100_000, max_pending_bytes: MAX_BYTES, log_events: false });
+  const gate = Promise.withResolvers<void>();
+  const overloaded = Promise.withResolvers<void>();
+  const { ingest, channel, stop } = controlChannel(config, gate.promise);
+  ingest.onPressure((on) => on && overloaded.resolve());
+  const nodes: EventStreamClient[] = [];
+  try {
+    const NODES = 4;
+    const PER = 1500;
+    const pad = "p".repeat(16 * 1024);
+    for (let k = 0; k < NODES; k++) {
+      const node = await EventStreamClient.connect(channel.port);
+      const id = BigInt(6000 + k);
+      const lines = [stringify({ version: 2, message: { NodeRegistration: { node_id: id, node_name: `n${k}`, address: "127.0.0.1", port: 0, node_type: "Full" } } })];
+      for (let i = 0; i < PER; i++) lines.push(`{"version":2,"message":{"PotLog":{"pot_id":"big-${k}","log_type":"cowrie.command.input","data":{"src_ip":"10.2.${k}.${i % 250}","input":"${pad}"}}}}`);
+      node.send(lines);
+      nodes.push(node);
+    }
+    await overloaded.promise;
+    await until(() => nodes.every((n) => n.blocked), "every node blocked by TCP backpressure");
+    // The writer is stalled, so this is the most that was held: the bound, plus the chunk each node's read was in.
+    const slack = NODES * 512 * 1024;
+    expect(ingest.pendingBytes).toBeGreaterThanOrEqual(MAX_BYTES);
+    expect(ingest.pendingBytes).toBeLessThanOrEqual(MAX_BYTES + slack);
+    expect(ingest.counters.pending).toBeLessThan((MAX_BYTES + slack) / pad.length);
+
+    gate.resolve();
+    await until(() => ingest.counters.committed === NODES * PER, "every event committed", 3000);
+    expect(ingest.counters).toMatchObject({ received: NODES * PER, committed: NODES * PER, rejected: 0, pending: 0 });
+    expect(ingest.pendingBytes).toBe(0);
   } finally {
     gate.resolve();
     for (const n of nodes) n.close();

@@ -44,7 +44,7 @@ export interface EventSocketOptions {
   host: string;
   port: number;
   ingest: Ingest;
-  config: Pick<CoreConfig, "max_message_bytes" | "max_pending_events" | "max_nesting_depth"> & Partial<Pick<CoreConfig, "first_message_timeout_ms" | "idle_timeout_ms">>;
+  config: Pick<CoreConfig, "max_message_bytes" | "max_nesting_depth"> & Partial<Pick<CoreConfig, "first_message_timeout_ms" | "idle_timeout_ms">>;
   logger: Logger;
   /** On stop: how long a connection must be quiet before it is closed. */
   drainQuietMs?: number;
@@ -282,7 +282,7 @@ export function startEventSocket(opts: EventSocketOptions): EventSocketHandle {
     c.socket.end(stringify(envelope("Error", { code: "unauthenticated", message })) + "\n");
   };
 
-  const fair = new FairShare<Conn>({ ingest, maxPending: opts.config.max_pending_events, sockets, holds: (c) => c.held !== null });
+  const fair = new FairShare<Conn>({ ingest, sockets, holds: (c) => c.held !== null });
 
   const server: TCPSocketListener<Conn> = Bun.listen<Conn>({
     hostname: opts.host,

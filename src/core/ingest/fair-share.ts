@@ -2,13 +2,13 @@
  * How the listeners that feed the pipeline (the event socket, the node control channel) share
  * it among their connections under pressure.
  *
- * At `max_pending_events` the pipeline is overloaded: every connection stops reading
- * (`socket.pause()`, the kernel's buffers then push back on the senders) until the relief
- * (half of it committed). Left alone below that, the connections whose kernel buffers had
+ * At `max_pending_events` (or `max_pending_bytes`) the pipeline is overloaded: every connection
+ * stops reading (`socket.pause()`, the kernel's buffers then push back on the senders) until the
+ * relief (half of it committed). Left alone below that, the connections whose kernel buffers had
  * grown were read again and again while the others, paused at each overload, got one chunk per
  * relief (measured: of 8 peers blasting over loopback, two were read 5 to 10 times as much as
- * each of the others). So while pending is above half of `max_pending_events` (the relief
- * mark), a connection that delivered a chunk yields until the next turn of the event loop,
+ * each of the others). So while pending is above half of either bound (the relief mark,
+ * `isContended`), a connection that delivered a chunk yields until the next turn of the event loop,
  * when every yielded one resumes, each turn starting from the next connection: one chunk each,
  * in turn.
  */
@@ -22,8 +22,7 @@ export interface Shared {
 }
 
 export interface FairShareOptions<C extends Shared> {
-  ingest: Pick<Ingest, "isOverloaded" | "counters" | "onPressure">;
-  maxPending: number;
+  ingest: Pick<Ingest, "isOverloaded" | "isContended" | "onPressure">;
   /** The listener's open connections. */
   sockets: Set<Socket<C>>;
   /** A connection the listener itself holds paused (a spool waiting for its position) stays so. */
@@ -31,13 +30,11 @@ export interface FairShareOptions<C extends Shared> {
 }
 
 export class FairShare<C extends Shared> {
-  private readonly contended: number;
   private turn = 0;
   private turnScheduled = false;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly opts: FairShareOptions<C>) {
-    this.contended = Math.floor(opts.maxPending / 2);
     this.unsubscribe = opts.ingest.onPressure((overloaded) => {
       if (!overloaded) this.resumePaused();
     });
@@ -51,7 +48,7 @@ export class FairShare<C extends Shared> {
     if (ingest.isOverloaded) {
       c.paused = true;
       socket.pause();
-    } else if (ingest.counters.pending >= this.contended && sockets.size > 1) {
+    } else if (ingest.isContended && sockets.size > 1) {
       c.paused = true;
       socket.pause();
       if (!this.turnScheduled) {

@@ -6,8 +6,10 @@
  * after their first event, or as soon as the writer has room. At most two are at the writer,
  * so it starts the next as soon as one commits; they commit in order (ids, acks), also when a
  * write fails and is retried. `pending` (received, not yet committed) is the
- * memory bound: at `max_pending_events` the pipeline reports overload and the event socket
- * stops reading until half of that has been committed.
+ * memory bound: at `max_pending_events`, or at `max_pending_bytes` of their data, the pipeline
+ * reports overload and the event socket stops reading until half of both has been committed.
+ * The count alone let a flood of large messages hold 49,152 of them, up to 1 MiB each; the
+ * bytes also seal a batch (a third of them), so three batches fit as three of the count do.
  */
 import type { CoreConfig } from "../../config";
 import type { SourceEntry, TypeEntry } from "../../db/event-store";
@@ -27,7 +29,7 @@ import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
 export interface PipelineOptions {
-  config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "log_events" | "stats_flush_ms" | "retention_days">;
+  config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "max_pending_bytes" | "log_events" | "stats_flush_ms" | "retention_days">;
   writer: WriterChannel;
   bus: MessageBus;
   logger: Logger;
@@ -96,6 +98,10 @@ export class EventPipeline implements Ingest {
   private readonly flushWaiters: { seq: number; resolve(): void }[] = [];
 
   private overloaded = false;
+  /** Bytes of data of the events received and not yet committed (bounded by `max_pending_bytes`). */
+  private pendingData = 0;
+  /** A batch's data past this is sealed: with two at the writer, three fit in `max_pending_bytes`. */
+  private readonly batchBytes: number;
   private readonly pressureListeners = new Set<(overloaded: boolean) => void>();
   private readonly commitListeners = new Set<(lastId: number) => void>();
 
@@ -111,6 +117,7 @@ export class EventPipeline implements Ingest {
     this.spools = new Map(opts.spools ?? []);
     this.cfg = opts.config;
     this.maxEventAgeMs = this.cfg.retention_days * DAY_MS;
+    this.batchBytes = Math.floor(this.cfg.max_pending_bytes / (MAX_IN_FLIGHT + 1));
     this.log = opts.logger;
     this.eventLine = this.cfg.log_events ? eventLog(opts.logger, parseData) : null;
     this.warn = new RateLimitedLog(opts.logger);
@@ -204,6 +211,14 @@ export class EventPipeline implements Ingest {
     return this.overloaded;
   }
 
+  get pendingBytes(): number {
+    return this.pendingData;
+  }
+
+  get isContended(): boolean {
+    return this.counters.pending >= Math.floor(this.cfg.max_pending_events / 2) || this.pendingData >= Math.floor(this.cfg.max_pending_bytes / 2);
+  }
+
   onCommit(listener: (lastId: number) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
@@ -231,6 +246,7 @@ export class EventPipeline implements Ingest {
     b.typeId[i] = this.dict.typeIdOf(ev.event_type, b.newTypes);
     b.ips.push(ev.src_ip ?? "");
     if (this.keys !== null) this.keys.write(b.keyWords!, i, tag);
+    const before = b.dataLen;
     if (ev.text === null && at >= 0) {
       reserve(b, dataBytes(scan!));
       b.dataLen = writeData(scan!, bytes!, at, b.dataBuf, b.dataLen);
@@ -240,6 +256,7 @@ export class EventPipeline implements Ingest {
       b.dataLen += b.dataBuf.write(ev.text, b.dataLen);
     }
     b.dataEnds[i] = b.dataLen;
+    this.pendingData += b.dataLen - before;
     if (this.eventLine !== null && !b.escape && mayNeedEscaping(ev.text ?? scan!.line)) b.escape = true;
     if (ev.username !== null) b.users.count(ev.ts, ev.username);
     if (ev.password !== null) b.passwords.count(ev.ts, ev.password);
@@ -248,8 +265,8 @@ export class EventPipeline implements Ingest {
       tag.outstanding++;
     }
     this.counters.pending++;
-    if (this.counters.pending >= this.cfg.max_pending_events && !this.overloaded) this.setOverloaded(true);
-    if (b.n >= this.cfg.batch_size) this.seal();
+    if (!this.overloaded && (this.counters.pending >= this.cfg.max_pending_events || this.pendingData >= this.cfg.max_pending_bytes)) this.setOverloaded(true);
+    if (b.n >= this.cfg.batch_size || b.dataLen >= this.batchBytes) this.seal();
     else if (!this.delayTimer) this.scheduleSeal(this.cfg.batch_delay_ms);
   }
 
@@ -373,6 +390,7 @@ export class EventPipeline implements Ingest {
     }
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
+    this.pendingData -= b.dataLen;
     this.counters.committed += b.n;
     this.version++;
     if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, typeCounts(b, this.dict));
@@ -388,7 +406,7 @@ export class EventPipeline implements Ingest {
       // (later ones were rejected), so the ack can cover them too.
       tag.settled(tag.outstanding === 0 ? tag.lineNo : line);
     }
-    if (this.overloaded && this.counters.pending <= this.cfg.max_pending_events / 2) this.setOverloaded(false);
+    if (this.overloaded && this.counters.pending <= this.cfg.max_pending_events / 2 && this.pendingData <= this.cfg.max_pending_bytes / 2) this.setOverloaded(false);
     while (this.flushWaiters.length > 0 && this.flushWaiters[0]!.seq <= this.committedSeq) this.flushWaiters.shift()!.resolve();
     if (countsPending) this.scheduleCountsFlush();
     // The writer has room: whatever accumulated meanwhile goes now rather than after the delay.

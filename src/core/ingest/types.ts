@@ -68,6 +68,10 @@ export interface Ingest {
   reject(tag: StreamTag | null, remote: string, code: string, message: string): void;
   /** True while the writer is too far behind; readers should pause. */
   readonly isOverloaded: boolean;
+  /** Bytes of data of the events received and not yet committed: with `pending`, the memory that backpressure bounds. */
+  readonly pendingBytes: number;
+  /** Pending past half of `max_pending_events` or of `max_pending_bytes`: readers take turns (fair-share.ts). */
+  readonly isContended: boolean;
   /** `retention_days` in ms (0: no limit): an event older on arrival is stored at its receive time (NormaliseContext.maxAgeMs). */
   readonly maxEventAgeMs: number;
   /** Called after each commit with the id of the last event committed (outputs and rules wake on it). */
