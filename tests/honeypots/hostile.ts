@@ -12,12 +12,17 @@ export async function flood(socket: Socket, chunk: Buffer, total: number): Promi
   return sent;
 }
 
-/** A raw connection whose incoming bytes are read and dropped. */
+/**
+ * A raw connection, once it is up or already gone (one the pot refuses may be reset before it
+ * reports connecting). Its incoming bytes are read and dropped: a socket with bytes unread
+ * would never see the pot's end.
+ */
 export function open(port: number): Promise<Socket> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: "127.0.0.1", port }, () => resolve(socket));
     socket.on("error", () => {});
-    socket.on("data", () => {});
+    socket.resume();
+    socket.once("close", () => resolve(socket));
   });
 }
 
@@ -39,4 +44,17 @@ export function closedCount(sockets: Socket[], count: number): Promise<number> {
 
 export function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+/** Deterministic bytes that look like nothing in particular. */
+export function noise(size: number, seed: number): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
 }

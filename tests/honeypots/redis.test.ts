@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { join } from "node:path";
 import { type Pot, RawClient, Relay, removeDir, run, startPot } from "./harness";
-import { flood, rssKb } from "./hostile";
+import { flood, noise, rssKb } from "./hostile";
 
 let relay: Relay;
 let pot: Pot<"redis">;
@@ -255,19 +255,6 @@ function closedCount(sockets: Socket[], count: number): Promise<void> {
   const { promise, resolve } = Promise.withResolvers<void>();
   for (const socket of sockets) void whenClosed(socket).then(() => ++n === count && resolve());
   return promise;
-}
-
-/** Deterministic bytes that look like nothing in particular. */
-function noise(size: number, seed: number): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 describe("hostile input", () => {

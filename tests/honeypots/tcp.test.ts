@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { createConnection, type Socket } from "node:net";
+import { mkdtempSync } from "node:fs";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { guessProtocol } from "../../src/honeypots/tcp/guess.ts";
 import { type Pot, RawClient, Relay, removeDir, run, startPot } from "./harness";
+import { closed as whenClosed, flood, noise, open, rssKb } from "./hostile";
 
 const FTP_BANNER = "220 (vsFTPd 3.0.3)\r\n";
 const SSH_BANNER = "SSH-2.0-OpenSSH_8.9p1 Ubuntu-3ubuntu0.6\r\n";
@@ -189,46 +190,6 @@ describe("nmap", () => {
     for (const name of ["http", "tls", "unknown"]) expect(guesses).toContain(name);
   }, 120_000);
 });
-
-/** Writes `total` bytes of `chunk`s as fast as the pot takes them. */
-async function flood(socket: Socket, chunk: Buffer, total: number): Promise<void> {
-  for (let sent = 0; sent < total && !socket.destroyed; sent += chunk.length) {
-    if (!socket.write(chunk)) await new Promise<void>((resolve) => (socket.once("drain", resolve), socket.once("close", resolve)));
-  }
-}
-
-/**
- * A connection, once it is up or already gone (one the pot refuses may be reset before it
- * reports connecting). It reads and drops what the pot sends: a socket with a banner unread
- * would never see the pot's end.
- */
-function open(p: number): Promise<Socket> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port: p }, () => resolve(socket));
-    socket.on("error", () => {});
-    socket.resume();
-    socket.once("close", () => resolve(socket));
-  });
-}
-
-const whenClosed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once("close", () => resolve())));
-
-function rssKb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
-}
-
-/** Deterministic bytes that look like nothing in particular. */
-function noise(size: number, seed: number): Buffer {
-  const out = Buffer.alloc(size);
-  let x = seed;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 describe("hostile input", () => {
   test("a flood past first_bytes, a connection storm past the cap: the pot stays up and small, and records", async () => {
