@@ -50,3 +50,23 @@ test("a recorded session whose events came to Core with no node says no path for
   await page.goto(`${core.api}/sessions/${recorded.id}`);
   expect(await page.getByTestId("no-recording").textContent()).toContain("no path for the recording to reach Core");
 }, 60_000);
+
+test("a session's page opens from the honeypot's session hash as well as from Core's id", async () => {
+  await using core = await startTestCore();
+  const lines = readFileSync(join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl"), "utf8").trim().split("\n");
+  {
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    c.send(lines);
+    await c.ack(lines.length);
+  }
+  const [recorded] = (await getJson(`${core.api}/api/v1/sessions?session=4f1da0ba5dbe`)).body.sessions;
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${core.api}/sessions/4f1da0ba5dbe`);
+  await page.getByTestId("session-facts").waitFor();
+  expect(await page.getByTestId("no-recording").textContent()).toContain("no path for the recording to reach Core");
+  await page.goto(`${core.api}/sessions/${recorded.id}`);
+  await page.getByTestId("session-facts").waitFor();
+  await page.goto(`${core.api}/sessions/000000000000`);
+  expect(await page.getByText("Core has no session 000000000000").count()).toBe(1);
+}, 60_000);

@@ -9,7 +9,8 @@ import { ApiError, get, type EventRecord } from "../api";
 import { Card, Credentials, ErrorNote, Json, Summary, useAsync } from "../components";
 import { num, time } from "../format";
 import { Player } from "../sessions/player";
-import { duration, type SessionDetail } from "../sessions/types";
+import { SessionsTable } from "../sessions/table";
+import { duration, type SessionDetail, type SessionSummary } from "../sessions/types";
 
 /** The SHA-256s of the files Core holds for this session; empty on a Core without the artifacts API. */
 async function artifacts(session: string): Promise<Set<string>> {
@@ -21,7 +22,20 @@ async function artifacts(session: string): Promise<Set<string>> {
   }
 }
 
-async function load(id: string): Promise<{ s: SessionDetail; held: Set<string> } | null> {
+type Loaded = { s: SessionDetail; held: Set<string>; choices?: undefined } | { s?: undefined; held?: undefined; choices: SessionSummary[] };
+
+/**
+ * `id` is Core's session id or the honeypot's session hash (what tables and events show, and
+ * what the CLI accepts): a hash is looked up with `?session=`; when several honeypots gave the
+ * same hash, the page lists them.
+ */
+async function load(id: string): Promise<Loaded | null> {
+  if (!/^[0-9]+$/.test(id)) {
+    const found = (await get<{ sessions: SessionSummary[] }>(`/api/v1/sessions?session=${encodeURIComponent(id)}&limit=100`)).sessions;
+    if (found.length === 0) return null;
+    if (found.length > 1) return { choices: found };
+    id = String(found[0]!.id);
+  }
   try {
     const s = await get<SessionDetail>(`/api/v1/sessions/${encodeURIComponent(id)}`);
     return { s, held: s.file_events.length ? await artifacts(s.session) : new Set() };
@@ -43,6 +57,12 @@ export function SessionPage({ id }: { id: string }) {
       <ErrorNote error={r.error} />
       {r.loading && !r.data && <p class="muted">Reading the session…</p>}
       {r.data === null && !r.loading && !r.error && <p class="muted">Core has no session {id}. Sessions are listed on <a href="/sessions">Sessions</a>.</p>}
+      {r.data?.choices && (
+        <>
+          <p class="muted">Several honeypots gave a session the id {id}: pick one.</p>
+          <SessionsTable sessions={r.data.choices} />
+        </>
+      )}
       {s && (
         <>
           <dl class="facts" data-testid="session-facts">
@@ -145,7 +165,7 @@ export function SessionPage({ id }: { id: string }) {
                         <bdi>{f.url ?? f.filename ?? f.outfile ?? "–"}</bdi>
                       </td>
                       <td class="mono ellipsis">
-                        {f.shasum && r.data!.held.has(f.shasum) ? (
+                        {f.shasum && r.data?.held?.has(f.shasum) ? (
                           <a href={`/api/v1/artifacts/${f.shasum}`} title="the artifact on Core (docs/artifacts.md)">
                             {f.shasum}
                           </a>
