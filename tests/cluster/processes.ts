@@ -20,8 +20,9 @@ export interface CoreProcess {
 
 export interface CoreProcessOptions {
   db: string;
-  bus: string;
-  cluster: string;
+  /** Without a bus (and cluster), one instance alone on `db`. */
+  bus?: string;
+  cluster?: string;
   roles?: string;
   /** Fixed ports (a restarted instance on the same ports); 0 by default. */
   ports?: Partial<{ node: number; api: number; ws: number; event: number }>;
@@ -32,7 +33,7 @@ export interface CoreProcessOptions {
 
 export async function spawnCore(o: CoreProcessOptions): Promise<CoreProcess> {
   const p = { node: 0, api: 0, ws: 0, event: 0, ...o.ports };
-  const args = ["core", "--db", o.db, "--bus", o.bus, "--cluster", o.cluster, "--roles", o.roles ?? "ingest,api,proxy,writer", "--host", "127.0.0.1"];
+  const args = ["core", "--db", o.db, ...(o.bus ? ["--bus", o.bus, "--cluster", o.cluster ?? ""] : []), "--roles", o.roles ?? "ingest,api,proxy,writer", "--host", "127.0.0.1"];
   args.push("--node-port", String(p.node), "--api-port", String(p.api), "--ws-port", String(p.ws), "--event-port", String(p.event));
   args.push("--log-level", "info", "--log-events=false", ...(o.args ?? []));
   const proc = Bun.spawn([BUN, join(ROOT, "src", "main.ts"), ...args], { cwd: ROOT, env: { ...process.env, ...o.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });

@@ -66,6 +66,22 @@ function sqliteDamage(error: unknown): Error | null {
   return null;
 }
 
+// Bun's client codes for a connection it could not make or lost, SQLSTATE class 08 (connection
+// exception) and 57P01-57P03 (the server shutting down or starting), and the system's own.
+const UNREACHABLE_CODES = /^(ERR_POSTGRES_CONNECTION_\w+|ERR_POSTGRES_(IDLE|LIFETIME)_TIMEOUT|08\w{3}|57P0[123]|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/;
+
+/** The error behind a failure when it says the database server cannot be reached (drivers may wrap it in `cause`). */
+export function databaseUnreachable(error: unknown): Error | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const { code, errno } = e as { code?: unknown; errno?: unknown };
+    if ((typeof code === "string" && UNREACHABLE_CODES.test(code)) || (typeof errno === "string" && UNREACHABLE_CODES.test(errno))) return e;
+  }
+  return null;
+}
+
+/** Seconds a client is asked to wait before it tries a read again while the database is away. */
+const UNREACHABLE_RETRY_AFTER_S = 5;
+
 /**
  * A streamed body, refused (413) as soon as it passes `limit`: the answer leaves while the client
  * is still sending, long before Bun's own cap (`bodyCap`), whose 413 has no body.
@@ -88,6 +104,7 @@ async function readCapped(request: Request, limit: number): Promise<Uint8Array> 
 
 export function createApi({ logger, security, plugins, websocket, health, reads = {}, dbPath = "(database)" }: ApiOptions) {
   let damageLoggedAt = -Infinity;
+  let unreachableLoggedAt = -Infinity;
   // A flood of refused requests must not become a flood of log lines.
   const refusals = new RateLimitedLog(logger);
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -139,6 +156,20 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
         );
       }
       return json(500, errorBody("database_corrupt", "the database file is damaged; Core's log says how to check it (PRAGMA integrity_check)"));
+    }
+    const unreachable = databaseUnreachable(error);
+    if (unreachable) {
+      // Every read fails alike while the server is away: one line a minute says it.
+      const now = Date.now();
+      if (now - unreachableLoggedAt >= 60_000) {
+        unreachableLoggedAt = now;
+        logger.error({ err: unreachable, url: request.url }, `the database is unreachable (${unreachable.message}): reads answer 503 until ${dbPath} answers again`);
+      }
+      return json(
+        503,
+        errorBody("database_unavailable", `the PostgreSQL database cannot be reached (${unreachable.message}); try again once it is back`),
+        { "retry-after": String(UNREACHABLE_RETRY_AFTER_S) },
+      );
     }
     logger.error({ err: error, url: request.url }, "request failed");
     return json(500, errorBody("internal", "internal error; see Core's log"));
@@ -232,6 +263,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
               "Every operation refuses, before anything else: a Host header that is not Core's (421 `misdirected_request`; see `allowed_hosts`), a browser Origin " +
               "that is not Core's own on a WebSocket or a state-changing request (403 `forbidden_origin`; see `allowed_origins`), a request body that is not " +
               "`application/json` (415 `unsupported_media_type`), a body over `max_message_bytes` (413 `payload_too_large`, before or while it streams in), and a query parameter it does not take (400). " +
+              "An operation that needs a PostgreSQL database that cannot be reached answers 503 `database_unavailable` with `Retry-After`. " +
               "A token goes in `Authorization: Bearer`; `?token=` is accepted on WebSocket upgrades only.",
           },
           tags: [
