@@ -5,7 +5,7 @@
  * sessions come from GET /api/v1/sessions?src_ip= (every one, not only those in the newest events).
  */
 import { Fragment } from "preact";
-import { ApiError, get, qs, type EventRecord } from "../api";
+import { ApiError, get, qs, type EventRecord, type Stats } from "../api";
 import { Card, Credentials, ErrorNote, Summary, useAsync } from "../components";
 import { num, time } from "../format";
 import { SessionsTable } from "../sessions/table";
@@ -52,6 +52,8 @@ function counted(values: string[]): [string, number][] {
 export function AttackerPage({ ip }: { ip: string }) {
   const r = useAsync(() => load(ip), [ip]);
   const rs = useAsync(() => loadSessions(ip), [ip]);
+  // Whether Core has GeoIP at all: its stats carry the data's credit only then.
+  const geoip = useAsync(() => get<Stats>("/api/v1/stats?window=1h&top=1").then((s) => s.geo_attribution !== undefined), []);
   const events = r.data?.events ?? [];
   const newest = events[0];
   const oldest = events[events.length - 1];
@@ -105,7 +107,7 @@ export function AttackerPage({ ip }: { ip: string }) {
             </div>
             <div>
               <dt>Country, network</dt>
-              <dd>{geo ? [geo.country, geo.asn && `AS${geo.asn}`, geo.as_org].filter(Boolean).join(" · ") : <span class="muted">not available on this Core (no GeoIP)</span>}</dd>
+              <dd>{geo ? [geo.country, geo.asn && `AS${geo.asn}`, geo.as_org].filter(Boolean).join(" · ") : <span class="muted">{geoip.data ? "no location for this address (private or unknown)" : geoip.data === false ? "not available on this Core (no GeoIP)" : "–"}</span>}</dd>
             </div>
           </dl>
           <div class="grid2">

@@ -1,0 +1,22 @@
+/**
+ * Countries and networks as the console words them, on a Core with GeoIP (the shipped data).
+ */
+import { expect, test } from "bun:test";
+import { EventStreamClient, startTestCore } from "../helpers";
+import { launchBrowser } from "../helpers/console";
+
+const line = (src_ip: string) => JSON.stringify({ eventid: "cowrie.login.failed", pot_id: "ssh-1", pot_type: "cowrie", src_ip, username: "root", password: "x" });
+
+test("an address the GeoIP data does not know says so, not that Core has no GeoIP", async () => {
+  await using core = await startTestCore();
+  {
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    c.send([line("127.0.0.1")]);
+    await c.ack(1);
+  }
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${core.api}/attackers/127.0.0.1`);
+  await page.getByText("no location for this address (private or unknown)").waitFor();
+  expect(await page.getByText("no GeoIP").count()).toBe(0);
+}, 60_000);
