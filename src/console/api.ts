@@ -129,6 +129,8 @@ export interface NodeDetail extends NodeSummary {
 export interface TopEntry {
   value: string;
   count: number;
+  /** The AS's name, in `top.asns`. */
+  as_org?: string | null;
 }
 
 export interface Stats {

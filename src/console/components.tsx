@@ -80,7 +80,7 @@ export function Status({ value }: { value: string }) {
 }
 
 /** A top-N list as a table with bars; `href` makes values links. */
-export function TopTable({ rows, label, href, testid }: { rows: TopEntry[] | undefined; label: string; href?: (v: string) => string; testid?: string }) {
+export function TopTable({ rows, label, href, testid, show = (r) => r.value }: { rows: TopEntry[] | undefined; label: string; href?: (v: string) => string; testid?: string; show?: (r: TopEntry) => string }) {
   if (!rows) return null;
   const max = rows[0]?.count ?? 1;
   return (
@@ -105,7 +105,7 @@ export function TopTable({ rows, label, href, testid }: { rows: TopEntry[] | und
           <tr key={r.value}>
             <td class="bar-cell">
               <span class="bar" style={{ width: `${(100 * r.count) / max}%` }} />
-              <bdi class="val">{href ? <a href={href(r.value)}>{r.value}</a> : r.value}</bdi>
+              <bdi class="val">{href ? <a href={href(r.value)}>{show(r)}</a> : show(r)}</bdi>
             </td>
             <td class="n">{num(r.count)}</td>
           </tr>

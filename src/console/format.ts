@@ -1,6 +1,22 @@
 /** How the console writes numbers and times. */
 const nf = new Intl.NumberFormat("en");
 
+/** A country's English name from its ISO 3166-1 alpha-2 code (the browser's own data, no bytes shipped), with the code; a name or an unknown code as it is. */
+const regions = typeof Intl.DisplayNames === "function" ? new Intl.DisplayNames(["en"], { type: "region", fallback: "none" }) : null;
+export function countryName(code: string): string {
+  if (!/^[A-Z]{2}$/.test(code)) return code;
+  let name: string | undefined;
+  try {
+    name = regions?.of(code);
+  } catch {
+    name = undefined;
+  }
+  return name && name !== code ? `${name} (${code})` : code;
+}
+
+/** An autonomous system as `AS15169 Google LLC`; the number alone when the data has no name. */
+export const asName = (asn: string | number, org?: string | null) => `AS${asn}${org ? ` ${org}` : ""}`;
+
 export const num = (n: number | null | undefined) => (n === null || n === undefined ? "–" : nf.format(n));
 
 export function time(iso: string | number | null | undefined): string {

@@ -20,3 +20,22 @@ test("an address the GeoIP data does not know says so, not that Core has no GeoI
   await page.getByText("no location for this address (private or unknown)").waitFor();
   expect(await page.getByText("no GeoIP").count()).toBe(0);
 }, 60_000);
+
+test("countries and networks are shown with their names, not only codes and numbers", async () => {
+  await using core = await startTestCore();
+  {
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    c.send([line("8.8.8.8"), line("8.8.8.8")]);
+    await c.ack(2);
+  }
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${core.api}/attackers/8.8.8.8`);
+  await page.getByText(/United States \(US\) · AS15169 Google/).waitFor();
+  await page.goto(`${core.api}/map`);
+  await page.getByTestId("countries").getByText("United States (US)").waitFor();
+  await page.getByTestId("asns").getByText(/AS15169 Google/).waitFor();
+  await page.goto(`${core.api}/`);
+  await page.locator("#top-geo").getByText("United States (US)").waitFor();
+  await page.locator("#top-geo").getByText(/AS15169 Google/).waitFor();
+}, 60_000);

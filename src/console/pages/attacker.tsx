@@ -7,7 +7,7 @@
 import { Fragment } from "preact";
 import { ApiError, get, qs, type EventRecord, type Stats } from "../api";
 import { Card, Credentials, ErrorNote, Summary, useAsync } from "../components";
-import { num, time } from "../format";
+import { asName, countryName, num, time } from "../format";
 import { SessionsTable } from "../sessions/table";
 import type { SessionPage, SessionSummary } from "../sessions/types";
 
@@ -107,7 +107,7 @@ export function AttackerPage({ ip }: { ip: string }) {
             </div>
             <div>
               <dt>Country, network</dt>
-              <dd>{geo ? [geo.country, geo.asn && `AS${geo.asn}`, geo.as_org].filter(Boolean).join(" · ") : <span class="muted">{geoip.data ? "no location for this address (private or unknown)" : geoip.data === false ? "not available on this Core (no GeoIP)" : "–"}</span>}</dd>
+              <dd>{geo ? [geo.country && countryName(geo.country), geo.asn && asName(geo.asn, geo.as_org)].filter(Boolean).join(" · ") : <span class="muted">{geoip.data ? "no location for this address (private or unknown)" : geoip.data === false ? "not available on this Core (no GeoIP)" : "–"}</span>}</dd>
             </div>
           </dl>
           <div class="grid2">

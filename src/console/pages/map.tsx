@@ -4,6 +4,7 @@
  */
 import { get, type Stats } from "../api";
 import { Card, ErrorNote, LazyWorldMap, TopTable, Unavailable, useAsync } from "../components";
+import { asName, countryName } from "../format";
 
 export function MapPage() {
   const r = useAsync(() => get<Stats>("/api/v1/stats?window=7d&top=50"), []);
@@ -21,10 +22,10 @@ export function MapPage() {
       {top?.countries && (
         <div class="grid2">
           <Card title="Countries (7 days)" id="countries">
-            <TopTable rows={top.countries} label="country" href={(v) => `/events?country=${encodeURIComponent(v)}`} testid="countries" />
+            <TopTable rows={top.countries} label="country" show={(r) => countryName(r.value)} href={(v) => `/events?country=${encodeURIComponent(v)}`} testid="countries" />
           </Card>
           <Card title="Networks (7 days)" id="asns">
-            <TopTable rows={top.asns} label="ASN" testid="asns" />
+            <TopTable rows={top.asns} label="ASN" show={(r) => asName(r.value, r.as_org)} testid="asns" />
           </Card>
         </div>
       )}

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { get, type NodeSummary, type Pot, type Stats } from "../api";
 import { Card, ErrorNote, LazyWorldMap, StepChart, Status, TopTable, Unavailable, useAsync, useInterval } from "../components";
 import { openFeed } from "../feed";
-import { num } from "../format";
+import { asName, countryName, num } from "../format";
 
 interface Series {
   start: number;
@@ -208,8 +208,8 @@ export function OverviewPage() {
           <Card title="Top countries and networks (24 h)" id="top-geo">
             {s.top.countries ? (
               <>
-                <TopTable rows={s.top.countries} label="country" href={(v) => `/events?country=${encodeURIComponent(v)}`} />
-                <TopTable rows={s.top.asns} label="network (ASN)" />
+                <TopTable rows={s.top.countries} label="country" show={(r) => countryName(r.value)} href={(v) => `/events?country=${encodeURIComponent(v)}`} />
+                <TopTable rows={s.top.asns} label="network (ASN)" show={(r) => asName(r.value, r.as_org)} />
               </>
             ) : (
               <Unavailable what="Countries and ASNs" api="top.countries and top.asns in GET /api/v1/stats (GeoIP)" />
