@@ -221,10 +221,10 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
-    const eventsList = db ? eventList(new EventQueries(db), () => ingest.version, { ingest, geo }) : pgEventList(stores.events);
+    const eventsList = db ? eventList(new EventQueries(db), () => ingest.version, { ingest, geo, nodes: () => registry.listNodes() }) : pgEventList(stores.events, () => registry.listNodes());
     const lists = { ...registryLists(registry), "/api/v1/events": eventsList };
     const outputsStats = outputs && rules ? { outputs: () => (outputs as Outputs).stats(), rules: () => (rules as Rules).status() } : undefined;
-    const eventsPlugin = eventsApi({ db, events: stores.events, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats });
+    const eventsPlugin = eventsApi({ db, events: stores.events, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats, nodes: () => registry.listNodes() });
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
@@ -233,7 +233,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       reads: lists,
       plugins:
         db && artifacts && outputs && rules
-          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo, registry })]
+          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo, registry })]
           : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
       websocket: wsLimits,
     });

@@ -96,7 +96,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {field("event_type", "Event type", "cowrie.login.failed")}
         {field("pot_id", "Honeypot", "ssh-01")}
         {field("pot_type", "Kind", "cowrie")}
-        {field("node_id", "Node id", "")}
+        {field("node_id", "Node (id or name)", "")}
         {field("since", "Since", "1h, 2026-11-21T00:00:00Z")}
         {field("until", "Until", "")}
         {/* GeoIP's filter: offered once a link (from the overview's countries) brings it. */}

@@ -59,7 +59,7 @@ export function SessionsPage({ query }: { query: URLSearchParams }) {
       >
         {field("src_ip", "Address", "203.0.113.7")}
         {field("pot_id", "Honeypot", "ssh-01")}
-        {field("node_id", "Node id", "")}
+        {field("node_id", "Node (id or name)", "")}
         {field("since", "Since", "1h, 2026-11-21T00:00:00Z")}
         {field("until", "Until", "")}
         {flag("login_success", "Logged in")}

@@ -15,6 +15,7 @@ import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
 import { badRequest, errorResponses, notFound, notImplemented } from "./errors";
+import { type NodeNames, nodeParam } from "./node-ref";
 import { noQuery, queryParams } from "./query";
 import { statsApi, type OutputsStats, type Stats } from "./stats";
 
@@ -81,7 +82,7 @@ export const EventPage = t.Object(
 
 const EventQuery = queryParams(
   Type.Object({
-    node_id: Type.Optional(Type.String({ description: "Only events of this node (unsigned 64-bit integer).", example: "18446744073709551557" })),
+    node_id: Type.Optional(Type.String({ description: "Only events of this node: its id (unsigned 64-bit integer) or its name (a 400 when no node or several nodes have that name).", example: "18446744073709551557" })),
     pot_id: Type.Optional(Type.String({ description: "Only events of this honeypot.", example: "cowrie-01" })),
     pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
     event_type: Type.Optional(Type.String({ description: "Only events of this type.", example: "cowrie.login.failed" })),
@@ -147,7 +148,7 @@ const KEPT_PAGES = 32;
  * polling the latest page between two commits get the bytes of the first one's answer. Pages
  * with `since` or `until` are not kept: `1h` moves with the clock.
  */
-export function eventList(queries: EventQueries, version: () => number, deps: { ingest: Ingest; geo: GeoLookup | null }): (request: Request) => Response | Promise<Response> {
+export function eventList(queries: EventQueries, version: () => number, deps: { ingest: Ingest; geo: GeoLookup | null; nodes?: NodeNames }): (request: Request) => Response | Promise<Response> {
   const pages = new Map<string, Uint8Array>();
   let at = -1;
   return (request) => {
@@ -162,11 +163,12 @@ export function eventList(queries: EventQueries, version: () => number, deps: { 
     const kept = pages.get(key);
     if (kept !== undefined) return new Response(kept, { headers: JSON_HEADERS });
     const query = EventQuery.parse(url);
-    const filter = eventFilter(query);
+    const filter = eventFilter(query, deps.nodes);
     const answer = () => {
       const page = queries.listStored(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
       const body = new TextEncoder().encode(eventPageJson(page, deps.geo));
-      if (query.since === undefined && query.until === undefined && pages.size < KEPT_PAGES) pages.set(key, body);
+      // A node's name is resolved anew each time: nodes register and are renamed between commits.
+      if (query.since === undefined && query.until === undefined && (query.node_id === undefined || toU64(query.node_id) !== null) && pages.size < KEPT_PAGES) pages.set(key, body);
       return new Response(body, { headers: JSON_HEADERS });
     };
     // The address table is written with the counters: have every committed event's address in it.
@@ -175,7 +177,7 @@ export function eventList(queries: EventQueries, version: () => number, deps: { 
   };
 }
 
-function eventFilter(query: ReturnType<typeof EventQuery.parse>): EventFilter {
+function eventFilter(query: ReturnType<typeof EventQuery.parse>, nodes?: NodeNames): EventFilter {
   const filter: EventFilter = {
     potId: query.pot_id,
     potType: query.pot_type,
@@ -187,11 +189,7 @@ function eventFilter(query: ReturnType<typeof EventQuery.parse>): EventFilter {
     country: query.country?.toUpperCase(),
     asn: query.asn,
   };
-  if (query.node_id !== undefined) {
-    const id = toU64(query.node_id);
-    if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(query.node_id)}`);
-    filter.nodeId = id;
-  }
+  if (query.node_id !== undefined) filter.nodeId = nodeParam(query.node_id, nodes);
   return filter;
 }
 
@@ -199,10 +197,10 @@ function eventFilter(query: ReturnType<typeof EventQuery.parse>): EventFilter {
  * GET /api/v1/events on PostgreSQL (docs/scale-out.md): the page from the store's queries,
  * no page cache. The address table the country/ASN filters need is SQLite's alone so far.
  */
-export function pgEventList(events: EventReader): (request: Request) => Promise<Response> {
+export function pgEventList(events: EventReader, nodes?: NodeNames): (request: Request) => Promise<Response> {
   return async (request) => {
     const query = EventQuery.parse(request.url);
-    const filter = eventFilter(query);
+    const filter = eventFilter(query, nodes);
     if (filter.country !== undefined || filter.asn !== undefined) throw notImplemented("the country and asn filters are not available on PostgreSQL yet (docs/scale-out.md)");
     const page = await events.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
     const body = stringify({ events: page.events.map((r) => toEventRecord(r)), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) });
@@ -211,9 +209,9 @@ export function pgEventList(events: EventReader): (request: Request) => Promise<
 }
 
 /** `db` is the SQLite database, null on PostgreSQL (where `events` reads and GeoIP is off). */
-export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats }) => {
+export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats; nodes?: NodeNames }) => {
   const queries = deps.events;
-  const list = deps.list ?? (deps.db ? eventList(new EventQueries(deps.db), () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo }) : pgEventList(deps.events));
+  const list = deps.list ?? (deps.db ? eventList(new EventQueries(deps.db), () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo, nodes: deps.nodes }) : pgEventList(deps.events, deps.nodes));
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",

@@ -8,10 +8,10 @@ import type { Db } from "../../db";
 import type { EventRow } from "../../db/event-queries";
 import type { GeoLookup } from "../../geo";
 import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow } from "../../db/session-queries";
-import { toU64 } from "../../protocol/json";
 import { NodeId } from "../../protocol/types";
 import { TIME_FORMS } from "../../time";
-import { ErrorBody, badRequest, errorBody, errorResponses, notFound } from "./errors";
+import { type NodeNames, nodeParam } from "./node-ref";
+import { ErrorBody, errorBody, errorResponses, notFound } from "./errors";
 import { DEFAULT_PAGE, EventRecord, MAX_PAGE, timeParam, toEventRecord } from "./events";
 import { noQuery, queryParams } from "./query";
 
@@ -115,7 +115,7 @@ const flag = (description: string) => Type.Optional(Type.Union([Type.Literal("tr
 
 const SessionQuery = queryParams(
   Type.Object({
-    node_id: Type.Optional(Type.String({ description: "Only sessions of this node (unsigned 64-bit integer).", example: "18446744073709551557" })),
+    node_id: Type.Optional(Type.String({ description: "Only sessions of this node: its id (unsigned 64-bit integer) or its name (a 400 when no node or several nodes have that name).", example: "18446744073709551557" })),
     pot_id: Type.Optional(Type.String({ description: "Only sessions of this honeypot.", example: "cowrie-01" })),
     pot_type: Type.Optional(Type.String({ description: "Only sessions of this kind of honeypot.", example: "cowrie" })),
     src_ip: Type.Optional(Type.String({ description: "Only sessions from this address.", example: "203.0.113.7" })),
@@ -200,7 +200,7 @@ const RECORDING_DESCRIPTION =
 
 const idParam = t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Session id (Core's, the `id` of the list).", example: "311" }) });
 
-export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null }) => {
+export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null; nodes?: NodeNames }) => {
   const queries = new SessionQueries(deps.db);
   const find = (raw: string): SessionRow => {
     const row = queries.get(sessionId(raw));
@@ -224,11 +224,7 @@ export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null }) => {
           hasFiles: bool(q.has_download),
           loginSuccess: bool(q.login_success),
         };
-        if (q.node_id !== undefined) {
-          const id = toU64(q.node_id);
-          if (id === null) throw badRequest(`query parameter node_id must be an unsigned 64-bit integer, got ${JSON.stringify(q.node_id)}`);
-          filter.nodeId = id;
-        }
+        if (q.node_id !== undefined) filter.nodeId = nodeParam(q.node_id, deps.nodes);
         const page = queries.list(filter, q.limit ?? DEFAULT_PAGE, q.cursor === undefined ? null : Number(q.cursor));
         return { sessions: page.sessions.map(toSessionSummary), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
       },
