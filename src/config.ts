@@ -78,6 +78,12 @@ export const CoreConfig = Type.Object({
     default: 5000,
     description: "How often the event writer writes the stats counters it keeps in memory (in bulk: less often is cheaper at high rates). A stats read has them written first, so it counts every committed event.",
   }),
+  commit_stall_ms: Type.Integer({
+    minimum: 1,
+    default: 30_000,
+    description:
+      "How long received events may wait with no commit before `/health` answers 503 (a writer that hangs rather than fails: a stalled disk, a PostgreSQL server or NATS cluster that does not answer). Healthy again at the next commit.",
+  }),
   shutdown_timeout_ms: Type.Integer({
     minimum: 0,
     default: 30_000,

@@ -301,7 +301,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
           tags: ["Health"],
           summary: "Check that Core is running and committing events",
           description:
-            "200 `{\"status\":\"ok\"}` while Core works. 503 `{\"status\":\"unhealthy\",\"reason\"}` while received events cannot be committed (the database cannot be written, the event writer thread died) or the write-ahead log is not being checkpointed; it turns healthy again by itself once writing works.",
+            "200 `{\"status\":\"ok\"}` while Core works. 503 `{\"status\":\"unhealthy\",\"reason\"}` while received events cannot be committed (the database cannot be written, the event writer thread died), have waited `commit_stall_ms` (30 s) with no commit (a writer or bus that hangs rather than fails), or the write-ahead log is not being checkpointed; it turns healthy again by itself once writing works.",
         },
       },
     );

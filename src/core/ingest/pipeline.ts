@@ -29,7 +29,7 @@ import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
 import type { WriteResult, WriterChannel } from "./writer";
 
 export interface PipelineOptions {
-  config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "max_pending_bytes" | "log_events" | "stats_flush_ms" | "retention_days">;
+  config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "max_pending_bytes" | "log_events" | "stats_flush_ms" | "retention_days" | "commit_stall_ms">;
   writer: WriterChannel;
   bus: MessageBus;
   logger: Logger;
@@ -93,6 +93,8 @@ export class EventPipeline implements Ingest {
   private failedBatches: Batch[] = [];
   /** Why the last write failed, until one succeeds: Core is unhealthy meanwhile (`/health`). */
   private writeError: string | null = null;
+  /** Since when events have waited with no commit (performance.now()); null while none waits. */
+  private waitingSince: number | null = null;
   /** Shutdown gave up on what was not committed yet (see `abandon`). */
   private abandoned = false;
   private readonly flushWaiters: { seq: number; resolve(): void }[] = [];
@@ -187,7 +189,13 @@ export class EventPipeline implements Ingest {
   problem(): string | null {
     // Asked on every GET /health: the healthy answer allocates nothing.
     const writer = this.opts.writer.problem?.() ?? null;
-    if (this.writeError === null) return writer;
+    if (this.writeError === null) {
+      // A writer that hangs (a stalled disk, a server that does not answer) fails no write.
+      const waited = this.waitingSince === null ? 0 : performance.now() - this.waitingSince;
+      if (waited < this.cfg.commit_stall_ms) return writer;
+      const stalled = `no events committed for ${Math.round(waited / 100) / 10} s while ${this.counters.pending} events wait (received, not committed)`;
+      return writer === null ? stalled : `${stalled}; ${writer}`;
+    }
     const failing = `committing events fails: ${this.writeError}; ${this.counters.pending} events wait (received, not acknowledged)`;
     return writer === null ? failing : `${failing}; ${writer}`;
   }
@@ -264,7 +272,7 @@ export class EventPipeline implements Ingest {
       b.tags.set(tag, 0);
       tag.outstanding++;
     }
-    this.counters.pending++;
+    if (this.counters.pending++ === 0) this.waitingSince = performance.now();
     if (!this.overloaded && (this.counters.pending >= this.cfg.max_pending_events || this.pendingData >= this.cfg.max_pending_bytes)) this.setOverloaded(true);
     if (b.n >= this.cfg.batch_size || b.dataLen >= this.batchBytes) this.seal();
     else if (!this.delayTimer) this.scheduleSeal(this.cfg.batch_delay_ms);
@@ -391,6 +399,7 @@ export class EventPipeline implements Ingest {
     this.committedSeq = Math.max(this.committedSeq, b.seq);
     this.counters.pending -= b.n;
     this.pendingData -= b.dataLen;
+    this.waitingSince = this.counters.pending > 0 ? performance.now() : null;
     this.counters.committed += b.n;
     this.version++;
     if (this.opts.onBatchCommitted) this.opts.onBatchCommitted(b.n, (performance.now() - b.startedAt) / 1000, typeCounts(b, this.dict));

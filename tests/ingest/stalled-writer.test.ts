@@ -1,0 +1,31 @@
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { defaultCoreConfig } from "../../src/config";
+import { MessageBus } from "../../src/core/bus";
+import { createIngest } from "../../src/core/ingest";
+import { openDatabase } from "../../src/db";
+import { silentLogger } from "../../src/log";
+import { tempDir, until } from "../helpers";
+
+// A writer that takes the batches and never answers fails nothing: only the time events have
+// waited with no commit shows it.
+test("a writer that commits nothing while events wait makes Core unhealthy after commit_stall_ms, healthy again once it commits", async () => {
+  using dir = tempDir();
+  const config = defaultCoreConfig({ db: join(dir.path, "events.db"), batch_size: 10, commit_stall_ms: 200, log_events: false });
+  const db = openDatabase(config.db);
+  const gate = Promise.withResolvers<void>();
+  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
+  try {
+    expect(ingest.problem()).toBeNull();
+    for (let i = 0; i < 25; i++) expect(ingest.submit({ eventid: "stall.event", src_ip: "10.0.0.1" }, { remote: "test", transport: "events" })).toBeNull();
+    const problem = await until(() => ingest.problem(), "the stalled writer to be reported", 300);
+    expect(problem).toMatch(/^no events committed for [\d.]+ s while 25 events wait \(received, not committed\)$/);
+    gate.resolve();
+    await ingest.flush();
+    expect(ingest.problem()).toBeNull();
+    expect(ingest.counters).toMatchObject({ received: 25, committed: 25, pending: 0 });
+  } finally {
+    await ingest.stop();
+    db.$client.close();
+  }
+});
