@@ -117,6 +117,8 @@ export interface Pot {
   pot_id: string;
   pot_type: string;
   status: string;
+  /** Why a Failed pot failed, as its node reported it. */
+  message?: string;
 }
 
 export interface NodeDetail extends NodeSummary {

@@ -267,15 +267,20 @@ export function NodePage({ id }: { id: string }) {
                   <td>{p.pot_type}</td>
                   <td>
                     <Status value={p.status} />
+                    {p.message && (
+                      <div class="muted pot-error" data-testid="pot-error">
+                        <bdi>{p.message}</bdi>
+                      </div>
+                    )}
                   </td>
                   {operator && (
                     <td class="actions">
                       {p.status !== "External" && (
                         <>
-                          <button type="button" aria-label={`Start ${p.pot_id}`} onClick={() => send("DeployPot", p.pot_id)}>
+                          <button type="button" aria-label={`Start ${p.pot_id}`} disabled={p.status === "Running"} onClick={() => send("DeployPot", p.pot_id)}>
                             Start
                           </button>
-                          <button type="button" aria-label={`Stop ${p.pot_id}`} onClick={() => send("StopPot", p.pot_id)}>
+                          <button type="button" aria-label={`Stop ${p.pot_id}`} disabled={p.status === "Stopped" || p.status === "Failed"} onClick={() => send("StopPot", p.pot_id)}>
                             Stop
                           </button>
                           <button type="button" aria-label={`Restart ${p.pot_id}`} onClick={() => send("RestartPot", p.pot_id)}>

@@ -21,6 +21,7 @@ export const HoneypotInNode = t.Object({
   pot_id: t.String({ example: "cowrie-01" }),
   pot_type: t.String({ example: "cowrie" }),
   status: PotStatus,
+  message: t.Optional(t.String({ description: "Why the pot is Failed, as its node reported it (an install's error, the tail of a crashed pot's log); only on a Failed pot.", example: "install failed: pip exited with 1" })),
 });
 export type HoneypotInNode = typeof HoneypotInNode.static;
 

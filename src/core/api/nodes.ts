@@ -6,7 +6,8 @@ import { toU64 } from "../../protocol/json";
 import type { Registry } from "../registry";
 import { badRequest, errorResponses, notFound } from "./errors";
 import { cachedJson } from "./cached-json";
-import { HoneypotList, NodeDetail, NodeList } from "./model";
+import type { PotRow } from "../../db/registry-store";
+import { HoneypotInNode, HoneypotList, NodeDetail, NodeList } from "./model";
 import { noQuery } from "./query";
 
 /** Parses a `{node_id}` path segment: an unsigned 64-bit integer in decimal. */
@@ -16,6 +17,11 @@ export function parseNodeId(raw: string): bigint {
   return id;
 }
 
+/** A pot as REST shows it: its Failed status's message only with that status. */
+function potFields(p: PotRow): HoneypotInNode {
+  return { pot_id: p.pot_id, pot_type: p.pot_type, status: p.status as HoneypotInNode["status"], ...(p.status === "Failed" && p.message ? { message: p.message } : {}) };
+}
+
 /** The registry's two lists, rebuilt when it changes; createApi serves them straight from Bun's router too. */
 export function registryLists(registry: Registry): { "/api/v1/nodes": (request: Request) => Response; "/api/v1/honeypots": (request: Request) => Response } {
   const version = () => registry.version;
@@ -23,7 +29,7 @@ export function registryLists(registry: Registry): { "/api/v1/nodes": (request: 
     nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
   }));
   const pots = cachedJson(HoneypotList, version, () => ({
-    honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+    honeypots: registry.listPots().map((p) => ({ node_id: p.node_id, ...potFields(p) })),
   }));
   return {
     "/api/v1/nodes": (request) => {
@@ -64,7 +70,7 @@ export const nodesApi = (registry: Registry, lists = registryLists(registry)) =>
           address: n.address,
           port: n.port,
           last_seen: new Date(n.last_seen).toISOString(),
-          honeypots: registry.listPots(id).map((p) => ({ pot_id: p.pot_id, pot_type: p.pot_type, status: p.status })),
+          honeypots: registry.listPots(id).map(potFields),
         };
       },
       {
