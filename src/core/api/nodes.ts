@@ -7,7 +7,7 @@ import type { Registry } from "../registry";
 import { badRequest, errorResponses, notFound } from "./errors";
 import { cachedJson } from "./cached-json";
 import type { PotRow } from "../../db/registry-store";
-import { HoneypotInNode, HoneypotList, NodeDetail, NodeList } from "./model";
+import { type HoneypotInNode, HoneypotList, NodeDetail, NodeList } from "./model";
 import { noQuery } from "./query";
 
 /** Parses a `{node_id}` path segment: an unsigned 64-bit integer in decimal. */
