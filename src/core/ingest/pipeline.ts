@@ -377,10 +377,14 @@ export class EventPipeline implements Ingest {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.sealed.unshift(...again);
-      this.opts.writer.resume().finally(() => {
-        this.retrying = false;
-        this.pump();
-      });
+      // A rejected resume must not become an unhandled rejection: the next write is retried alike.
+      this.opts.writer
+        .resume()
+        .catch((e) => this.warn.warn("resume-failed", { err: (e as Error).message }, "resuming the event writer failed; retrying"))
+        .finally(() => {
+          this.retrying = false;
+          this.pump();
+        });
     }, this.opts.retryMs ?? 1000);
   }
 

@@ -10,12 +10,19 @@ import type { WriteResult, WriterChannel } from "./writer";
 
 export function pgWriter(url: string, mode: PgWriteMode = "copy"): WriterChannel {
   const client = pgClient(url, 1);
-  const opened = PgEventWriter.open(client, mode);
-  opened.catch(() => {});
+  // Opened again by the next request when it failed (the server was away as Core started, or
+  // stopped while the writer loaded): a rejected open kept forever failed every later write.
+  let opened: Promise<PgEventWriter> | null = null;
+  const open = () =>
+    (opened ??= PgEventWriter.open(client, mode).catch((e) => {
+      opened = null;
+      throw e;
+    }));
+  open().catch(() => {});
   let failed = false;
   let chain: Promise<unknown> = Promise.resolve();
   const call = <T>(run: (w: PgEventWriter) => Promise<T>) => {
-    const p = chain.then(() => opened).then(run);
+    const p = chain.then(open).then(run);
     chain = p.catch(() => {});
     return p;
   };
@@ -30,15 +37,25 @@ export function pgWriter(url: string, mode: PgWriteMode = "copy"): WriterChannel
           throw e;
         }
       }),
-    resume: () =>
-      call(async () => {
+    // Needs no server: a resume that failed while it is away would leave every later write skipped.
+    resume: () => {
+      const p = chain.then(() => {
         failed = false;
-      }),
+      });
+      chain = p;
+      return p;
+    },
     flushCounts: () => call(async (w) => void (w.countsPending && (await w.flushCounts()))),
     retentionStep: (cutoffMs, maxRows) => call((w) => w.retentionStep(cutoffMs, maxRows)),
     close: async () => {
       try {
-        await call(async (w) => void (w.countsPending && (await w.flushCounts())));
+        // A writer that never opened has no counters to write; closing must not wait for the server.
+        const done = chain.then(async () => {
+          const w = await opened?.catch(() => null);
+          if (w?.countsPending) await w.flushCounts();
+        });
+        chain = done.catch(() => {});
+        await done;
       } finally {
         await client.close();
       }
