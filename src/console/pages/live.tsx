@@ -6,7 +6,7 @@
  * subscribes to narrower topics); the address filter runs here.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { get, type EventRecord, type NodeSummary, type Pot } from "../api";
+import { get, qs, type EventRecord, type NodeSummary, type Pot } from "../api";
 import { Summary, useAsync } from "../components";
 import { openFeed, type FeedState } from "../feed";
 import { time } from "../format";
@@ -47,13 +47,16 @@ export function LivePage() {
   useEffect(() => {
     kept.current = [];
     queue.current = [];
+    let live = true;
+    /** The stored events loaded: a feed event still queued when they came is not added again. */
+    const loaded = new Set<number>();
     const flush = () => {
       raf.current = 0;
       const q = queue.current;
       queue.current = [];
       const k = kept.current;
       for (const e of q) {
-        if (ipFilter && e.src_ip !== ipFilter) continue;
+        if ((ipFilter && e.src_ip !== ipFilter) || loaded.has(Number(e.id))) continue;
         k.push(e);
         arrived.current++;
       }
@@ -63,6 +66,25 @@ export function LivePage() {
       f.frames++;
       setFrame((n) => n + 1);
     };
+    // The latest stored events, so the page does not open empty; merged by id with what the
+    // feed brought meanwhile (a feed event carries its stored id), each event once.
+    get<{ events: EventRecord[] }>(
+      "/api/v1/events" + qs({ limit: SHOWN, node_id: filters.node_id, pot_id: filters.pot_id, event_type: filters.event_type, src_ip: ipFilter }),
+    ).then(
+      (r) => {
+        if (!live || r.events.length === 0) return;
+        const byId = new Map<number, EventRecord>();
+        for (const e of r.events) {
+          byId.set(Number(e.id), e);
+          loaded.add(Number(e.id));
+        }
+        for (const e of kept.current) byId.set(Number(e.id), e);
+        const merged = [...byId.values()].sort((a, b) => Number(a.id) - Number(b.id));
+        kept.current = merged.length > KEEP ? merged.slice(merged.length - KEEP) : merged;
+        setFrame((n) => n + 1);
+      },
+      () => {},
+    );
     const close = openFeed({
       kinds: ["PotEvent"],
       node_id: filters.node_id || undefined,
@@ -80,7 +102,7 @@ export function LivePage() {
         if (pausedRef.current) {
           missed.current++;
           // While paused the newest events are still kept (bounded), so resuming shows them.
-          if (!ipFilter || e.src_ip === ipFilter) {
+          if ((!ipFilter || e.src_ip === ipFilter) && !loaded.has(Number(e.id))) {
             kept.current.push(e);
             if (kept.current.length > 2 * KEEP) kept.current.splice(0, KEEP);
           }
@@ -91,6 +113,7 @@ export function LivePage() {
       },
     });
     return () => {
+      live = false;
       close();
       cancelAnimationFrame(raf.current);
       raf.current = 0;
