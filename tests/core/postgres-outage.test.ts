@@ -4,9 +4,10 @@
  * as its own process, as in tests/cluster/postgres-outage.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { getJson, until } from "../helpers";
+import { EventStreamClient, getJson, until } from "../helpers";
 import { startPrivatePg, type PrivatePg } from "../helpers/private-pg";
 import { spawnCore, type CoreProcess } from "../cluster/processes";
+import { startCore } from "../../src/core";
 
 let pg: PrivatePg;
 let core: CoreProcess | undefined;
@@ -36,4 +37,29 @@ test("PostgreSQL stopped: reads answer 503 database_unavailable with Retry-After
   await until(async () => (await getJson(`${c.api}/api/v1/events`)).status === 200, "events to answer again");
   expect((await getJson(`${c.api}/api/v1/commands/1`)).status).toBe(404);
   expect(c.proc.exitCode).toBeNull();
+});
+
+test("an in-process Core outlives PostgreSQL stopping: events sent meanwhile are acknowledged once it is back, and it stops cleanly", async () => {
+  await using own = await startPrivatePg();
+  const core = await startCore({ db: own.url, host: "127.0.0.1", node_port: 0, api_port: 0, ws_port: 0, event_port: 0, log_level: "silent", log_events: false });
+  try {
+    const api = `http://127.0.0.1:${core.ports.api}`;
+    const events = await EventStreamClient.connect(core.ports.event, { acks: true });
+    try {
+      events.send([`{"eventid":"outage.before","src_ip":"10.0.0.1"}`]);
+      await events.ack(1);
+      await own.stop();
+      events.send([`{"eventid":"outage.during","src_ip":"10.0.0.2"}`]);
+      await until(async () => (await getJson(`${api}/health`)).status === 503, "/health to report the outage");
+      expect((await getJson(`${api}/api/v1/events`)).body.error.code).toBe("database_unavailable");
+      await own.start();
+      await events.ack(2);
+      expect((await getJson(`${api}/api/v1/events`)).body.events.map((e: { event_type: string }) => e.event_type)).toEqual(["outage.during", "outage.before"]);
+      expect((await getJson(`${api}/health`)).status).toBe(200);
+    } finally {
+      events.socket.end();
+    }
+  } finally {
+    await core.stop();
+  }
 });
