@@ -41,7 +41,8 @@ export interface WriterRoleOptions {
   bus: Bus;
   /** The PostgreSQL database (`--db postgres://...`), migrated already. */
   pgUrl: string;
-  config: Pick<CoreConfig, "retention_days">;
+  /** `commit_stall_ms`: how long delivered events may wait with no commit before `problem()` says so (30 s unset). */
+  config: Pick<CoreConfig, "retention_days"> & Partial<Pick<CoreConfig, "commit_stall_ms">>;
   logger: Logger;
   mode?: PgWriteMode;
   /** First and largest pause between attempts at a failing commit. */
@@ -116,6 +117,9 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
   const stats: WriterRoleStats = { batches: 0, stored: 0, duplicates: 0, rejected: 0, retries: 0 };
   let stopping = false;
   let failing: string | null = null;
+  // Since when delivered events have waited with no commit (a commit that hangs fails nothing).
+  let waitingSince: number | null = null;
+  const stallMs = opts.config.commit_stall_ms ?? 30_000;
   let nextRetention = opts.config.retention_days > 0 ? 0 : Number.POSITIVE_INFINITY;
   let wakeUp: (() => void) | null = null;
   const sleep = (ms: number) =>
@@ -244,6 +248,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
         return;
       }
       queue.push(m);
+      waitingSince ??= performance.now();
       arrived?.();
     },
   });
@@ -270,6 +275,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
         // Not the database's answer (that is handled): a fault here. The messages come back after ack_wait.
         log.error({ err: (e as Error).message, messages: taken.length }, "handling batches from the bus failed; they are delivered again");
       }
+      waitingSince = queue.length > 0 ? performance.now() : null;
     }
     // What was delivered and not committed goes back at once, not after ack_wait.
     for (const m of queue.splice(0)) m.nak();
@@ -278,7 +284,11 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
   log.info({ consumer: bus.names.writerConsumer }, "writer role started");
   return {
     stats,
-    problem: () => failing,
+    problem: () => {
+      if (failing !== null) return failing;
+      const waited = waitingSince === null ? 0 : performance.now() - waitingSince;
+      return waited < stallMs ? null : `this writer has committed no events for ${Math.round(waited / 100) / 10} s while delivered events wait in JetStream`;
+    },
     async stop() {
       if (!stopping) {
         stopping = true;
