@@ -255,6 +255,11 @@ test("the first load is under 300 KB compressed, and every console URL serves th
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   }
+  // A favicon (an SVG hexagon with a bee), one of those files.
+  const icon = html.match(/<link rel="icon" type="image\/svg\+xml" href="(\/console\/favicon-[^"]+\.svg)">/)?.[1];
+  expect(icon).toBeDefined();
+  const res = await fetch(core.api + icon);
+  expect([res.status, res.headers.get("content-type")?.split(";")[0], (await res.text()).startsWith("<svg")]).toEqual([200, "image/svg+xml", true]);
   // Other paths keep their JSON 404.
   expect((await getJson(core.api + "/console/nope.js")).body).toEqual({ error: { code: "not_found", message: "no console file nope.js" } });
   expect((await getJson(core.api + "/nodes/1/2")).status).toBe(404);

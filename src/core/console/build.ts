@@ -49,6 +49,10 @@ async function build(): Promise<ConsoleBundle> {
     if (a.kind === "entry-point" && name.endsWith(".js")) entry = name;
     else if (name.endsWith(".css")) css.push(name);
   }
+  // The tab's icon: an SVG (a bee on a honeycomb cell), named by its content like the rest.
+  const iconBody = new Uint8Array(await Bun.file(join(CONSOLE_SRC, "favicon.svg")).arrayBuffer());
+  const icon = `favicon-${createHash("sha256").update(iconBody).digest("hex").slice(0, 8)}.svg`;
+  files.set(icon, file(iconBody, "image/svg+xml"));
   const html = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -56,6 +60,7 @@ async function build(): Promise<ConsoleBundle> {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="dark light">
 <title>HoneyBee Core</title>
+<link rel="icon" type="image/svg+xml" href="/console/${icon}">
 <script>${THEME_SCRIPT}</script>
 ${css.map((c) => `<link rel="stylesheet" href="/console/${c}">`).join("\n")}
 <script type="module" src="/console/${entry}"></script>
@@ -70,7 +75,7 @@ ${css.map((c) => `<link rel="stylesheet" href="/console/${c}">`).join("\n")}
   const csp = `default-src 'self'; script-src 'self' 'sha256-${hash}' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`;
   const entryText = new TextDecoder().decode(files.get(entry)!.body);
   // Static imports of the entry load with it; dynamic ones (import()) load when their page opens.
-  const firstLoad = [entry, ...css, ...[...entryText.matchAll(/from"\.\/([^"]+\.js)"/g)].map((m) => m[1]!)];
+  const firstLoad = [entry, ...css, icon, ...[...entryText.matchAll(/from"\.\/([^"]+\.js)"/g)].map((m) => m[1]!)];
   const firstLoadGzipBytes = index.gzip.length + [...new Set(firstLoad)].reduce((n, f) => n + (files.get(f)?.gzip.length ?? 0), 0);
   return { index, files, csp, firstLoadGzipBytes };
 }
