@@ -44,7 +44,7 @@ test("a Core whose SQLite writer waits on a lock held elsewhere answers /health 
       lock.exec("BEGIN IMMEDIATE");
       events.send([`{"eventid":"stall.event","src_ip":"10.0.0.1"}`]);
       const r = await until(async () => ((await health()).status === 503 ? health() : null), "/health to report the stalled writer", 300);
-      expect(r.body).toEqual({ status: "unhealthy", reason: expect.stringMatching(/^no events committed for [\d.]+ s while 1 events wait \(received, not committed\)$/) });
+      expect(r!.body).toEqual({ status: "unhealthy", reason: expect.stringMatching(/^no events committed for [\d.]+ s while 1 events wait \(received, not committed\)$/) });
       lock.exec("ROLLBACK");
       await events.ack(1);
       expect((await health()).body).toEqual({ status: "ok" });
