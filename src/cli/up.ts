@@ -55,6 +55,7 @@ export function summary(s: Summary): string {
   const h = localAddress(s.host);
   const api = `http://${h}:${s.ports.api}`;
   const rows: [string, string][] = [
+    ["Console", `${api}/   (the web console, in a browser)`],
     ["REST API", `${api}   (GET /health, /api/v1/...)`],
     ["Swagger UI", `${api}/swagger`],
     ["WebSocket", `ws://${h}:${s.ports.ws}   (live feed and commands)`],

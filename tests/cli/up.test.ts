@@ -29,6 +29,10 @@ describe("honeybee up", () => {
     const id = nodes.json.nodes[0].node_id;
     expect(text).toContain(`  Node          laptop, id ${id}, data in `);
     expect(text).toContain(`${core.api}/swagger`);
+    const consoleUrl = text.match(/Console\s+(http:\/\/\S+)/)![1]!;
+    expect(consoleUrl).toBe(`${core.api}/`);
+    const page = await fetch(consoleUrl);
+    expect({ status: page.status, title: (await page.text()).includes("<title>HoneyBee Core</title>") }).toEqual({ status: 200, title: true });
     expect(text).toMatch(/HONEYBEE_API=http:\/\/127\.0\.0\.1:\d+ HONEYBEE_WS=ws:\/\/127\.0\.0\.1:\d+ bin\/honeybee install laptop cowrie --pot-id ssh-01 --start/);
     expect(existsSync(join(dir.path, "honeybee.db"))).toBe(true);
     expect(existsSync(join(dir.path, "node"))).toBe(true);

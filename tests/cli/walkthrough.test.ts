@@ -120,6 +120,10 @@ describe("README walkthrough", () => {
     const swaggerUrl = SECTION.match(/Swagger UI at (http:\/\/\S+)/)![1]!;
     const swagger = await box.run(`node_modules/.bin/bun -e 'const r = await fetch("${swaggerUrl}"); console.log(r.status, (await r.text()).includes("swagger-ui"))'`);
     expect(swagger.stdout.trim()).toBe("200 true");
+    // "Open the console at <url>": the page is there and is the console.
+    const consoleUrl = SECTION.match(/the console at (http:\/\/\S+?)[.,]?\s/)![1]!;
+    const page = await box.run(`node_modules/.bin/bun -e 'const r = await fetch("${consoleUrl}"); console.log(r.status, (await r.text()).includes("<title>HoneyBee Core</title>"))'`);
+    expect(page.stdout.trim()).toBe("200 true");
     expect(await ok("bin/honeybee catalogue")).toMatch(/^cowrie\s+ssh-telnet, ssh\s+SSH and Telnet honeypot/m);
     expect(await ok("bin/honeybee catalogue cowrie")).toContain("ssh_port");
 
