@@ -43,6 +43,9 @@ async function load(ip: string): Promise<{ events: EventRecord[]; more: boolean 
   return { events, more: cursor !== null };
 }
 
+/** `cowrie.session.file_download.failed`, `….file_upload.failed`: the transfer never happened. */
+const failed = (e: EventRecord) => e.event_type.endsWith(".failed");
+
 function counted(values: string[]): [string, number][] {
   const m = new Map<string, number>();
   for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
@@ -146,6 +149,13 @@ export function AttackerPage({ ip }: { ip: string }) {
                 {downloads.map((e) => (
                   <li key={e.id}>
                     <bdi>{e.data.url}</bdi>
+                    {failed(e) && (
+                      <>
+                        {" "}
+                        <span class="badge bad">failed</span>
+                        {typeof e.data.reason === "string" && <span class="muted">: {e.data.reason}</span>}
+                      </>
+                    )}
                   </li>
                 ))}
               </ul>

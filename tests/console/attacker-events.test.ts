@@ -1,0 +1,39 @@
+/**
+ * An attacker's downloads say which failed and why.
+ */
+import { expect, test } from "bun:test";
+import { EventStreamClient, startTestCore } from "../helpers";
+import { launchBrowser } from "../helpers/console";
+
+const IP = "185.220.101.234";
+const base = { pot_id: "ssh-1", pot_type: "cowrie", src_ip: IP, session: "a1b2c3d4e5f6" };
+const LINES = [
+  { eventid: "cowrie.session.file_download", url: "http://198.51.100.9/ok.sh", shasum: "ab".repeat(32) },
+  { eventid: "cowrie.session.file_download.failed", url: "http://198.51.100.9/gone.sh", reason: "connection refused" },
+  { eventid: "cowrie.session.file_upload", url: "/tmp/up.bin", filename: "up.bin", shasum: "cd".repeat(32) },
+  { eventid: "cowrie.session.file_upload.failed", url: "/tmp/big.bin", filename: "big.bin", reason: "too large" },
+].map((e) => JSON.stringify({ ...base, ...e }));
+
+async function ingest() {
+  const core = await startTestCore();
+  using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+  c.send(LINES);
+  await c.ack(LINES.length);
+  return core;
+}
+
+test("an attacker's failed downloads and uploads are marked failed, with the reason", async () => {
+  await using core = await ingest();
+  await using browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${core.api}/attackers/${IP}`);
+  const items = page.locator("#downloads li");
+  await items.filter({ hasText: "gone.sh" }).waitFor();
+  const rows = await items.evaluateAll((lis) => lis.map((li) => ({ text: li.textContent, failed: li.querySelector(".badge.bad")?.textContent ?? null })));
+  expect(rows.sort((a, b) => a.text!.localeCompare(b.text!))).toEqual([
+    { text: "/tmp/big.bin failed: too large", failed: "failed" },
+    { text: "/tmp/up.bin", failed: null },
+    { text: "http://198.51.100.9/gone.sh failed: connection refused", failed: "failed" },
+    { text: "http://198.51.100.9/ok.sh", failed: null },
+  ]);
+}, 60_000);
