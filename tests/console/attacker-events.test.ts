@@ -1,5 +1,6 @@
 /**
- * An attacker's downloads say which failed and why.
+ * An attacker's downloads say which failed and why; event types and addresses are shown whole
+ * where a 1280 px wide page has room for them.
  */
 import { expect, test } from "bun:test";
 import { EventStreamClient, startTestCore } from "../helpers";
@@ -12,6 +13,7 @@ const LINES = [
   { eventid: "cowrie.session.file_download.failed", url: "http://198.51.100.9/gone.sh", reason: "connection refused" },
   { eventid: "cowrie.session.file_upload", url: "/tmp/up.bin", filename: "up.bin", shasum: "cd".repeat(32) },
   { eventid: "cowrie.session.file_upload.failed", url: "/tmp/big.bin", filename: "big.bin", reason: "too large" },
+  { eventid: "cowrie.session.file_download", url: `http://198.51.100.9/${"x".repeat(400)}` },
 ].map((e) => JSON.stringify({ ...base, ...e }));
 
 async function ingest() {
@@ -35,5 +37,27 @@ test("an attacker's failed downloads and uploads are marked failed, with the rea
     { text: "/tmp/up.bin", failed: null },
     { text: "http://198.51.100.9/gone.sh failed: connection refused", failed: "failed" },
     { text: "http://198.51.100.9/ok.sh", failed: null },
+    { text: `http://198.51.100.9/${"x".repeat(400)}`, failed: null },
   ]);
+}, 60_000);
+
+test("event types and addresses are not cut on the attacker page and the events page at 1280 px", async () => {
+  await using core = await ingest();
+  await using browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const cut = (testId: string, column: number) =>
+    page
+      .getByTestId(testId)
+      .locator(`tbody tr td:nth-child(${column})`)
+      .evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent));
+
+  await page.goto(`${core.api}/attackers/${IP}`);
+  await page.getByTestId("attacker-events").getByText("cowrie.session.file_download.failed").waitFor();
+  expect(await cut("attacker-events", 3)).toEqual([]);
+  const wide = (testId: string) => page.getByTestId(testId).evaluate((table) => table.scrollWidth > table.parentElement!.clientWidth);
+  expect(await wide("attacker-events")).toBe(false);
+
+  await page.goto(`${core.api}/events`);
+  await page.getByTestId("events").getByText("cowrie.session.file_upload.failed").waitFor();
+  expect({ addresses: await cut("events", 2), types: await cut("events", 4), wide: await wide("events") }).toEqual({ addresses: [], types: [], wide: false });
 }, 60_000);

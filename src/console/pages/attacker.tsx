@@ -183,7 +183,7 @@ export function AttackerPage({ ip }: { ip: string }) {
           </Card>
           <Card title="Every event" id="all">
             <div class="table-wrap">
-              <table class="events" data-testid="attacker-events">
+              <table class="events fit" data-testid="attacker-events">
                 <thead>
                   <tr>
                     <th scope="col">time</th>
@@ -200,7 +200,7 @@ export function AttackerPage({ ip }: { ip: string }) {
                         <bdi>{e.pot_id}</bdi>
                       </td>
                       <td class="mono">{e.event_type}</td>
-                      <td class="ellipsis">
+                      <td class="ellipsis what">
                         <Summary e={e} />
                       </td>
                     </tr>

@@ -129,7 +129,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
       </div>
       <ErrorNote error={page.error ?? exportError} />
       <div class="table-wrap">
-        <table class="events" data-testid="events">
+        <table class="events fit" data-testid="events">
           <thead>
             <tr>
               <th scope="col">time</th>
@@ -158,7 +158,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
                   <td class="mono">{e.src_ip ? <a href={`/attackers/${encodeURIComponent(e.src_ip)}`}>{e.src_ip}</a> : "–"}</td>
                   <td>{e.pot_id ?? "–"}</td>
                   <td class="mono">{e.event_type}</td>
-                  <td class="ellipsis">
+                  <td class="ellipsis what">
                     <Summary e={e} />
                   </td>
                 </tr>
