@@ -174,6 +174,7 @@ test("up's summary names every address and the next command", () => {
     [
       'HoneyBee is up: Core and the node "local" run on this machine.',
       "",
+      "  Console       http://127.0.0.1:9002/   (the web console, in a browser)",
       "  REST API      http://127.0.0.1:9002   (GET /health, /api/v1/...)",
       "  Swagger UI    http://127.0.0.1:9002/swagger",
       "  WebSocket     ws://127.0.0.1:9003   (live feed and commands)",
