@@ -85,7 +85,7 @@ describe("an InstallPot Core cannot check goes to the node as before", () => {
     }, "the node's refusal");
     expect(record.message).toStartWith('unknown honeypot kind "mailpot"; known kinds: testpot');
     expect(record.message).toEndWith(`mail-01 stays in Core's registry as Failed: remove it with "honeybee remove ${node.nodeId} mail-01" (RemovePot)`);
-    expect((await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots).toEqual([{ node_id: node.nodeId, pot_id: "mail-01", pot_type: "mailpot", status: "Failed" }]);
+    expect((await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots).toEqual([{ node_id: node.nodeId, pot_id: "mail-01", pot_type: "mailpot", status: "Failed", message: 'unknown honeypot kind "mailpot"; known kinds: testpot (test-pot, fixture-pot)' }]);
   });
 
   test("a node that names no catalogue (the upstream Go node), and an install from a git_url", async () => {
