@@ -40,7 +40,9 @@ async function explainRefusal(url: string, base: string, token?: string): Promis
   try {
     const res = await fetch(url.replace(/^ws/, "http"), { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5000) });
     const message = ((await res.json()) as { error?: { message?: string } }).error?.message;
-    if (!message) return unreachable;
+    // 426 is the proxy refusing plain HTTP: it would have taken a WebSocket now, so the socket
+    // failed on the way (a Core restarting between the two tries), which is worth retrying.
+    if (!message || res.status === 426) return unreachable;
     return new CliError(res.status === 401 ? `${message}; ${TOKEN_HINT}` : `the WebSocket proxy at ${base} refused the connection: ${message}`);
   } catch {
     return unreachable;
