@@ -19,7 +19,7 @@ import type { WireBatch } from "../../cluster/wire";
 import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchData, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
 import { hasshOf, isKexType } from "../hassh";
 import { HourlyCounts } from "../hourly-counts";
-import { countStored, meta, PgEventWriter, type PgWriteMode, type Rows, type StoredForCount } from "./event-writer";
+import { countStored, meta, PgEventWriter, type PgBatchPart, type PgWriteMode, type Rows, type StoredForCount } from "./event-writer";
 import { partitionDays } from "./partitions";
 
 /** What one committed message stored. */
@@ -40,8 +40,8 @@ export class PgClusterEventWriter extends PgEventWriter {
   private readonly typeIds = new Map<string, number>();
 
   /** `sql` is the writer's own client with one connection (the retention lock is a session's). */
-  static async openCluster(sql: SQL, mode: PgWriteMode = "copy"): Promise<PgClusterEventWriter> {
-    const w = new PgClusterEventWriter(sql, mode);
+  static async openCluster(sql: SQL, mode: PgWriteMode = "copy", parts: PgBatchPart[] = []): Promise<PgClusterEventWriter> {
+    const w = new PgClusterEventWriter(sql, mode, parts);
     await w.load();
     return w;
   }

@@ -37,8 +37,22 @@ export interface Rows {
   data: string[];
 }
 
+/**
+ * Something else a batch adds, beside the events and their segment summaries (sessions,
+ * source addresses): worked out from the rows before the transaction, written in it, and
+ * remembered by the part only once it committed. Both writers (alone, and a cluster's) run
+ * the parts given to them, so a part is written once for every PostgreSQL deployment.
+ */
+export interface PgBatchPart<D = unknown> {
+  prepare(rows: Rows, firstId: number): D;
+  write(tx: SQL, delta: D): Promise<void>;
+  committed(delta: D): void;
+}
+
 /** What a batch adds to the segment summaries, worked out before its transaction. */
 export interface Prepared {
+  /** What each of the writer's parts adds, in the order of its parts. */
+  parts: unknown[];
   segs: SegmentDelta[];
   newKeys: string[];
   keyKinds: string[];
@@ -100,11 +114,12 @@ export class PgEventWriter {
   protected constructor(
     protected readonly sql: SQL,
     readonly mode: PgWriteMode,
+    protected readonly parts: PgBatchPart[] = [],
   ) {}
 
   /** `sql` is the writer's own client (one connection). */
-  static async open(sql: SQL, mode: PgWriteMode = "copy"): Promise<PgEventWriter> {
-    const w = new PgEventWriter(sql, mode);
+  static async open(sql: SQL, mode: PgWriteMode = "copy", parts: PgBatchPart[] = []): Promise<PgEventWriter> {
+    const w = new PgEventWriter(sql, mode, parts);
     await w.load();
     return w;
   }
@@ -191,7 +206,7 @@ export class PgEventWriter {
       cur.sources.add(r.sourceId[i]!);
       if (r.ips[i]) bloomAdd(cur.bloom, r.ips[i]!);
     }
-    const p: Prepared = { segs, newKeys: [], keyKinds: [], keyValues: [], keySegs: [] };
+    const p: Prepared = { parts: this.parts.map((part) => part.prepare(r, firstId)), segs, newKeys: [], keyKinds: [], keyValues: [], keySegs: [] };
     for (const s of segs) {
       for (const [kind, values] of [["type", s.types], ["source", s.sources]] as const) {
         for (const value of values) {
@@ -221,10 +236,12 @@ export class PgEventWriter {
         select * from unnest(${tx.array(p.keyKinds, "TEXT")}::text[], ${tx.array(p.keyValues, "INT")}::int4[], ${tx.array(p.keySegs, "BIGINT")}::int8[])
         on conflict do nothing`;
     }
+    for (let i = 0; i < this.parts.length; i++) await this.parts[i]!.write(tx, p.parts[i]);
   }
 
   /** After the commit of prepared rows: what this writer remembers of them. */
   protected committed(p: Prepared, lastId: number): void {
+    for (let i = 0; i < this.parts.length; i++) this.parts[i]!.committed(p.parts[i]);
     if (this.keysWritten.size > 10_000) this.keysWritten.clear();
     for (const k of p.newKeys) this.keysWritten.add(k);
     this.lastId = lastId;

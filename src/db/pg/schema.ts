@@ -7,6 +7,7 @@
  * drizzle-kit cannot declare that, so its migration (drizzle/pg/0000_*.sql) adds the
  * `PARTITION BY RANGE (ts)` clause and the default partition by hand.
  */
+import { sql } from "drizzle-orm";
 import { bigint, bigserial, customType, index, integer, pgTable, primaryKey, text, unique } from "drizzle-orm/pg-core";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
@@ -165,3 +166,136 @@ export const nodeSecrets = pgTable("node_secrets", {
   eventsStep: ms("events_step").notNull().default(0),
   createdAt: ms("created_at").notNull(),
 });
+
+/** Where each reader of the stored events has got to (outputs, rules): ../schema.ts says why. */
+export const readerPositions = pgTable("reader_positions", {
+  reader: text("reader").primaryKey(),
+  position: ms("position").notNull(),
+  updatedAt: ms("updated_at").notNull(),
+});
+
+export const outputs = pgTable("outputs", {
+  name: text("name").primaryKey(),
+  type: text("type").notNull(),
+  definition: text("definition").notNull(),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const alertRules = pgTable("alert_rules", {
+  name: text("name").primaryKey(),
+  definition: text("definition").notNull(),
+  createdAt: ms("created_at").notNull(),
+});
+
+export const ruleSeen = pgTable(
+  "rule_seen",
+  {
+    rule: text("rule").notNull(),
+    value: text("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.rule, t.value] })],
+);
+
+/** What the enrichment found for each source address, written where events are written. */
+export const eventAddresses = pgTable(
+  "event_addresses",
+  {
+    ip: text("ip").primaryKey(),
+    country: text("country"),
+    asn: integer("asn"),
+    asOrg: text("as_org"),
+    firstSeen: ms("first_seen").notNull(),
+  },
+  (t) => [index("event_addresses_country").on(t.country), index("event_addresses_asn").on(t.asn)],
+);
+
+/**
+ * Attack sessions, one row per (event source, session). Unlike SQLite's single writer, several
+ * writers of a cluster may add to one session: the row is found by its natural key, and each
+ * batch's delta is added to it by an upsert.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    sourceId: integer("source_id").notNull(),
+    session: text("session").notNull(),
+    srcIp: text("src_ip"),
+    startTs: ms("start_ts").notNull(),
+    endTs: ms("end_ts").notNull(),
+    firstEventId: ms("first_event_id").notNull(),
+    lastEventId: ms("last_event_id").notNull(),
+    events: integer("events").notNull(),
+    loginSuccess: integer("login_success").notNull().default(0),
+    username: text("username"),
+    password: text("password"),
+    commands: integer("commands").notNull().default(0),
+    files: integer("files").notNull().default(0),
+    ttylog: integer("ttylog").notNull().default(0),
+    closed: integer("closed").notNull().default(0),
+    segs: text("segs").notNull(),
+  },
+  (t) => [
+    unique("sessions_natural").on(t.sourceId, t.session),
+    index("sessions_start").on(t.startTs),
+    index("sessions_login").on(t.id).where(sql`login_success = 1`),
+    index("sessions_commands").on(t.id).where(sql`commands > 0`),
+    index("sessions_files").on(t.id).where(sql`files > 0`),
+  ],
+);
+
+export const sessionRecordings = pgTable(
+  "session_recordings",
+  {
+    nodeId: text("node_id").notNull(),
+    potId: text("pot_id").notNull(),
+    session: text("session").notNull(),
+    size: integer("size").notNull(),
+    sha256: text("sha256").notNull(),
+    data: bytea("data").notNull(),
+    receivedAt: ms("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.potId, t.session] })],
+);
+
+export const artifacts = pgTable("artifacts", {
+  sha256: text("sha256").primaryKey(),
+  size: ms("size").notNull(),
+  mime: text("mime"),
+  ext: text("ext"),
+  stored: integer("stored").notNull(),
+  firstSeen: ms("first_seen").notNull(),
+  lastSeen: ms("last_seen").notNull(),
+});
+
+export const artifactSightings = pgTable(
+  "artifact_sightings",
+  {
+    id: text("id").primaryKey(),
+    sha256: text("sha256").notNull(),
+    nodeId: text("node_id").notNull(),
+    potId: text("pot_id"),
+    source: text("source"),
+    session: text("session"),
+    url: text("url"),
+    filename: text("filename"),
+    truncated: integer("truncated").notNull(),
+    seenAt: ms("seen_at").notNull(),
+  },
+  (t) => [index("artifact_sightings_sha256").on(t.sha256), index("artifact_sightings_session").on(t.session)],
+);
+
+/**
+ * The artifacts' bytes on PostgreSQL, in chunks: every instance of a cluster reads them where
+ * it reads everything else (docs/scale-out.md says why not JetStream's object store), and a
+ * download streams them a chunk at a time rather than holding a whole file.
+ */
+export const artifactChunks = pgTable(
+  "artifact_chunks",
+  {
+    sha256: text("sha256").notNull(),
+    seq: integer("seq").notNull(),
+    data: bytea("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sha256, t.seq] })],
+);
