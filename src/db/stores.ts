@@ -43,7 +43,7 @@ export interface CommandStorage {
    */
   adopt?(r: CommandRecord): void;
   forget?(commandId: string): void;
-  /** Resolves once the writes queued so far are stored (the holder may close the record any moment after). */
+  /** Resolves once the writes queued so far are stored (the holder may close the record any moment after); rejects while the database is away. */
   settled?(): Promise<void>;
 }
 

@@ -4,7 +4,8 @@
  * as its own process, as in tests/cluster/postgres-outage.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { EventStreamClient, getJson, until } from "../helpers";
+import { SQL } from "bun";
+import { BIG_ID, EventStreamClient, getJson, registerNode, until } from "../helpers";
 import { startPrivatePg, type PrivatePg } from "../helpers/private-pg";
 import { spawnCore, type CoreProcess } from "../cluster/processes";
 import { startCore } from "../../src/core";
@@ -61,5 +62,51 @@ test("an in-process Core outlives PostgreSQL stopping: events sent meanwhile are
     }
   } finally {
     await core.stop();
+  }
+});
+
+test("writes made while PostgreSQL is stopped are stored once it is back: a pot installed, commands and their results; a restarted Core and the tables agree", async () => {
+  await using own = await startPrivatePg();
+  const c = await spawnCore({ db: own.url });
+  try {
+    using node = await registerNode(c);
+    const post = (body: unknown) => getJson(`${c.api}/api/v1/nodes/${BIG_ID}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await own.stop();
+    const sent: string[] = [];
+    for (const command of [{ InstallPot: { pot_id: "ssh-09", honeypot_type: "cowrie", config: {}, auto_start: true } }, { StopPot: "ssh-09" }, { GetPotStatus: "ssh-09" }]) {
+      const res = await post(command);
+      expect(res.status).toBe(202);
+      const reached = await node.nextKind("NodeCommand");
+      expect(reached.command_id).toBe(res.body.command_id);
+      sent.push(res.body.command_id);
+      node.send("CommandResult", { command_id: res.body.command_id, node_id: BIG_ID, ok: true, message: "done" });
+    }
+    node.send("PotStatusUpdate", { node_id: BIG_ID, pot_id: "ssh-09", pot_type: "cowrie", status: "Stopped" });
+    // While it is away, a read of the records says so rather than wait.
+    const during = await getJson(`${c.api}/api/v1/commands/${sent[0]}`);
+    expect({ status: during.status, code: during.body.error?.code }).toEqual({ status: 503, code: "database_unavailable" });
+    await until(() => c.logs.some((l) => /registry and command writes wait/.test(l.err?.message ?? l.msg ?? "")), "the stall to be logged");
+    await Bun.sleep(2000);
+    await own.start();
+    for (const id of sent) {
+      await until(async () => (await getJson(`${c.api}/api/v1/commands/${id}`)).body.status === "succeeded", `command ${id} stored with its result`);
+    }
+    const sql = new SQL(own.url, { max: 1 });
+    try {
+      await until(async () => (await sql`select status from honeypots where pot_id = 'ssh-09'`)[0]?.status === "Stopped", "the pot's row");
+      expect((await sql`select count(*)::int as n from commands where status = 'succeeded'`)[0].n).toBe(3);
+    } finally {
+      await sql.close();
+    }
+  } finally {
+    await c.kill("SIGTERM");
+  }
+  // A Core started afresh reads the same registry and records.
+  const again = await spawnCore({ db: own.url });
+  try {
+    expect((await getJson(`${again.api}/api/v1/honeypots`)).body.honeypots.map((p: { pot_id: string; status: string }) => [p.pot_id, p.status])).toEqual([["ssh-09", "Stopped"]]);
+    expect((await getJson(`${again.api}/api/v1/commands`)).body.commands.map((r: { status: string }) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+  } finally {
+    await again.kill("SIGTERM");
   }
 });

@@ -2,6 +2,7 @@
  * The REST API on Elysia: resources as plugins, one error mapping, OpenAPI from the same
  * schemas that validate, and a Swagger UI served from this package (no CDN).
  */
+import { databaseUnreachable } from "../../db/pg/unreachable";
 import { swagger } from "@elysiajs/swagger";
 import type { Server } from "bun";
 import { Elysia } from "elysia";
@@ -62,19 +63,6 @@ function sqliteDamage(error: unknown): Error | null {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB")) return e;
-  }
-  return null;
-}
-
-// Bun's client codes for a connection it could not make or lost, SQLSTATE class 08 (connection
-// exception) and 57P01-57P03 (the server shutting down or starting), and the system's own.
-const UNREACHABLE_CODES = /^(ERR_POSTGRES_CONNECTION_\w+|ERR_POSTGRES_(IDLE|LIFETIME)_TIMEOUT|08\w{3}|57P0[123]|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH)$/;
-
-/** The error behind a failure when it says the database server cannot be reached (drivers may wrap it in `cause`). */
-export function databaseUnreachable(error: unknown): Error | null {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const { code, errno } = e as { code?: unknown; errno?: unknown };
-    if ((typeof code === "string" && UNREACHABLE_CODES.test(code)) || (typeof errno === "string" && UNREACHABLE_CODES.test(errno))) return e;
   }
   return null;
 }

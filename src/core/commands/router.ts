@@ -167,8 +167,14 @@ export class CommandRouter {
   /** The holder answered (it sent the command and closes the record) or did not: the record says which. */
   private async issueRemote(remote: RemoteCommands, record: CommandRecord, origin: CommandOrigin): Promise<IssueResult> {
     const { command_id, node_id: nodeId, command: name } = record;
-    // The record must be in the database before the holder may close it.
-    await this.store.settled?.();
+    // The record must be in the database before the holder may close it. While the database is
+    // away the command is not sent (REST answers 503); its record is closed once it is back.
+    try {
+      await this.store.settled?.();
+    } catch (e) {
+      this.store.update(command_id, "failed", `not sent: the database could not be reached (${(e as Error).message})`, Date.now());
+      throw e;
+    }
     const answer = await remote.send(record).catch((e: Error) => ({ ok: false as const, message: e.message }));
     if (!answer.ok) {
       this.store.update(command_id, "failed", answer.message, Date.now());

@@ -42,7 +42,8 @@ export class PgCommandStore implements CommandStorage {
       createdAt: at,
       updatedAt: at,
     };
-    this.writes.push("command", () => this.db.insert(commands).values(row));
+    // Idempotent: tried again after a connection lost mid-write, the first may have been stored.
+    this.writes.push("command", () => this.db.insert(commands).values(row).onConflictDoNothing({ target: commands.commandId }));
   }
 
   update(commandId: string, status: CommandStatus, message: string | null, at: number, data?: unknown): boolean {
@@ -64,7 +65,7 @@ export class PgCommandStore implements CommandStorage {
   }
 
   settled(): Promise<void> {
-    return this.writes.settled();
+    return this.writes.fresh();
   }
 
   get(commandId: string): CommandRecord | null {
@@ -72,13 +73,13 @@ export class PgCommandStore implements CommandStorage {
   }
 
   async find(commandId: string): Promise<CommandRecord | null> {
-    await this.writes.settled();
+    await this.writes.fresh();
     const [row] = await this.db.select().from(commands).where(eq(commands.commandId, commandId));
     return row ? toRecord(row) : null;
   }
 
   async list(q: CommandQuery): Promise<{ commands: CommandRecord[]; next_cursor: string | null }> {
-    await this.writes.settled();
+    await this.writes.fresh();
     const where: SQL[] = [];
     if (q.node_id !== undefined) where.push(eq(commands.nodeId, q.node_id.toString()));
     if (q.pot_id) where.push(eq(commands.potId, q.pot_id));

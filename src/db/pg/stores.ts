@@ -10,10 +10,17 @@ import { PgNodeSecretStore } from "./node-secret-store";
 import { PgRegistryStore } from "./registry-store";
 import { WriteQueue } from "./write-queue";
 
+/** How long a stopping Core waits for queued writes while PostgreSQL is away. */
+const WRITE_DRAIN_MS = 10_000;
+
 export async function openPgStores(url: string, onWriteError?: (e: Error) => void): Promise<Stores> {
   const db = await openPgDatabase(url);
   try {
-    const writes = new WriteQueue((e, what) => (onWriteError ?? ((err) => console.error(err)))(new Error(`writing a ${what} record to PostgreSQL failed: ${e.message}`)));
+    const report = onWriteError ?? ((err: Error) => console.error(err));
+    const writes = new WriteQueue({
+      onError: (e, what) => report(new Error(`writing a ${what} record to PostgreSQL failed: ${e.message}`)),
+      onStall: (e, waiting) => report(new Error(`PostgreSQL cannot be reached (${e.message}): ${waiting} registry and command writes wait and are tried again until stored`)),
+    });
     const events = new PgEventQueries(db.$client);
     const [registry, commands, nodeSecrets, start] = await Promise.all([PgRegistryStore.open(db, writes), PgCommandStore.open(db, writes), new PgNodeSecretStore(db), events.ingestStart()]);
     return {
@@ -24,7 +31,9 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
       sqlite: null,
       postgres: { url, start },
       close: async () => {
-        await writes.settled();
+        // Bounded: a stop must not wait for a server that is gone.
+        const lost = await writes.close(WRITE_DRAIN_MS);
+        if (lost) report(new Error(`${lost} registry and command writes were not stored: PostgreSQL could not be reached within ${WRITE_DRAIN_MS / 1000} s of stopping`));
         await db.$client.close();
       },
     };
