@@ -22,7 +22,6 @@ import { nodesApi, registryLists } from "./api/nodes";
 import { outputsApi } from "./api/outputs";
 import { sessionsApi } from "./api/sessions";
 import { RecordingReceiver } from "./recordings/receiver";
-import { SessionQueries } from "../db/session-queries";
 import { streamApi } from "./api/stream";
 import { bodyCap, Security } from "./auth";
 import { timelineApi } from "./api/timeline";
@@ -42,7 +41,6 @@ import { isFeedKind } from "./proxy/topics";
 import { Registry } from "./registry";
 import { Rules } from "./rules";
 import { tlsOptions } from "./tls";
-import { ArtifactStore } from "../db/artifact-store";
 import { artifactsApi } from "./artifacts/api";
 import { Artifacts } from "./artifacts/service";
 import { FileReceiver } from "./transfer/receiver";
@@ -83,7 +81,10 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   if (exposure) log.warn(exposure);
   // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
   const geo = config.geo_enrichment && !isPostgresUrl(config.db) ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
-  const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"));
+  // SQLite keeps artifacts beside the database unless configured elsewhere (docs/artifacts.md);
+  // PostgreSQL keeps their bytes itself, and this folder only the transfers under way.
+  const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" || isPostgresUrl(config.db) ? "./data" : dirname(config.db), "artifacts");
+  const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"), { artifactsDir });
   // The SQLite database; null on PostgreSQL, where the features that need it are not started.
   const db = stores.sqlite;
   if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")}, GeoIP enrichment (docs/scale-out.md)`);
@@ -125,11 +126,9 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     (kind) => hub.wants(kind),
   );
 
-  // Artifacts live beside the database unless configured elsewhere (docs/artifacts.md).
-  const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" ? "./data" : dirname(config.db), "artifacts");
-  const artifacts = db ? new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: new ArtifactStore(db), logger: log.child({ component: "artifacts" }) }) : null;
-  const files = artifacts ? new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" })) : undefined;
-  const stoppers: (() => unknown)[] = [() => artifacts?.stop()];
+  const artifacts = new Artifacts({ dir: artifactsDir, maxBytes: config.artifact_max_bytes, retentionDays: config.retention_days, store: stores.artifacts, logger: log.child({ component: "artifacts" }) });
+  const files = new FileReceiver(artifactsDir, { artifact: artifacts }, log.child({ component: "files" }));
+  const stoppers: (() => unknown)[] = [() => artifacts.stop()];
   const cleanup = async () => {
     // Bounded: a database that cannot be written must not keep Core (and its listeners) up.
     const deadline = setTimeout(() => ingest.abandon(), config.shutdown_timeout_ms);
@@ -160,6 +159,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     stoppers.push(() => r.stop(), () => o.stop());
   }
   try {
+    await artifacts.start();
     if (clusterBus) {
       const bridge = startBridge({ bus: clusterBus, messages: bus, registry, router, roles: [...roles], logger: log.child({ component: "cluster" }) });
       stoppers.push(() => bridge.stop());
@@ -193,7 +193,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         registry,
         ingest,
         onCommandResult: (r) => router.onResult(r),
-        recordings: db ? new RecordingReceiver((node, pot, session, data, sha256) => new SessionQueries(db).saveRecording(node, pot, session, data, sha256), config.max_unfinished_recording_bytes) : undefined,
+        recordings: new RecordingReceiver((node, pot, session, data, sha256) => stores.recordings.save(node, pot, session, data, sha256), config.max_unfinished_recording_bytes),
         files,
         connections: security.connections.node,
         nodeAuth: security.nodeAuth,
@@ -232,9 +232,9 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       dbPath: stores.postgres ? redactUrl(config.db) : config.db,
       reads: lists,
       plugins:
-        db && artifacts && outputs && rules
+        db && outputs && rules
           ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo, registry })]
-          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
+          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

@@ -16,7 +16,7 @@ import type { Logger } from "../log";
 import { LineSplitter, splitConcatenated } from "../protocol/framing";
 import { nestedDeeperThan } from "../protocol/depth";
 import { parseWithIds, stringify, toU64 } from "../protocol/json";
-import { decodeEnvelope, envelope, type CommandResult, type Decoded, type NodeRegistration } from "../protocol/messages";
+import { decodeEnvelope, envelope, type CommandResult, type Decoded, type NodeRegistration, type SessionRecordingAck } from "../protocol/messages";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import { SocketWriter } from "../net/socket-writer";
 import { startIdleSweep, type IdleLimits } from "../net/idle-sweep";
@@ -183,12 +183,16 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
         return;
       case "SessionRecording": {
         const r = msg.payload;
-        const ack = opts.recordings ? opts.recordings.chunk(c, c.nodeId, r) : { pot_id: r.pot_id, session: r.session, ok: false, message: "this Core does not take recordings" };
-        if (ack) {
-          if (ack.retry_after_ms !== undefined) warn.warn(`${c.remote}:recording-deferred`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session, retry_after_ms: ack.retry_after_ms }, `session recording deferred: ${ack.message}`);
-          else if (!ack.ok) warn.warn(`${c.remote}:recording`, { remote: c.remote, node_id: c.nodeId.toString(), pot_id: r.pot_id, session: r.session }, `session recording refused: ${ack.message}`);
+        const nodeId = c.nodeId;
+        const ack = opts.recordings ? opts.recordings.chunk(c, nodeId, r) : { pot_id: r.pot_id, session: r.session, ok: false, message: "this Core does not take recordings" };
+        const answer = (ack: SessionRecordingAck | null) => {
+          if (!ack) return;
+          if (ack.retry_after_ms !== undefined) warn.warn(`${c.remote}:recording-deferred`, { remote: c.remote, node_id: nodeId.toString(), pot_id: r.pot_id, session: r.session, retry_after_ms: ack.retry_after_ms }, `session recording deferred: ${ack.message}`);
+          else if (!ack.ok) warn.warn(`${c.remote}:recording`, { remote: c.remote, node_id: nodeId.toString(), pot_id: r.pot_id, session: r.session }, `session recording refused: ${ack.message}`);
           c.link.send("SessionRecordingAck", ack);
-        }
+        };
+        if (ack instanceof Promise) void ack.then(answer);
+        else answer(ack);
         return;
       }
       case "FileOffer":

@@ -1,9 +1,14 @@
 /**
- * SQL for artifacts (files attackers left) and their sightings: docs/artifacts.md.
+ * Artifacts (files attackers left) and their sightings on SQLite: rows in the database, the
+ * bytes as files named by SHA-256 in the artifacts folder (mode 0600, never executed), where
+ * the operator can also reach them with a shell (docs/artifacts.md).
  */
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { and, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Db } from "./index";
 import { artifactSightings, artifacts } from "./schema";
+import type { MaybePromise } from "./stores";
 
 export interface Sighting {
   /** Already prefixed with the node id. */
@@ -29,8 +34,52 @@ export interface ArtifactRow {
   last_seen: number;
 }
 
-export class ArtifactStore {
-  constructor(private readonly db: Db) {}
+export interface ArtifactQuery {
+  limit: number;
+  cursor?: { lastSeen: number; sha256: string };
+  session?: string;
+  node_id?: bigint;
+}
+
+/** What artifacts need from storage, rows and bytes, on every backend (PostgreSQL: ./pg/artifact-store.ts). */
+export interface ArtifactStorage {
+  /** Records a sighting (once per id) and the artifact it is of; true when the sighting is new. */
+  sighted(s: Sighting, size: number): MaybePromise<boolean>;
+  get(sha256: string): MaybePromise<ArtifactRow | null>;
+  /** Newest last sighting first; `next` is `<last_seen>:<sha256>` of the page's last row. */
+  list(q: ArtifactQuery): MaybePromise<{ rows: ArtifactRow[]; next: string | null }>;
+  sightings(sha256s: string[]): MaybePromise<Map<string, Sighting[]>>;
+  /** Takes the verified file at `path` (gone from there after) as the artifact's bytes, and marks it stored. */
+  keep(sha256: string, path: string, type: { mime: string; ext: string } | null): MaybePromise<void>;
+  /** A stored artifact's bytes as they are read; null when they are missing. */
+  open(sha256: string): MaybePromise<ReadableStream<Uint8Array> | null>;
+  /** Artifacts not seen since `cutoffMs`, with their sightings and bytes, deleted; returns their hashes. */
+  expire(cutoffMs: number): MaybePromise<string[]>;
+}
+
+export class ArtifactStore implements ArtifactStorage {
+  constructor(
+    private readonly db: Db,
+    /** The folder of the bytes, one file per SHA-256. */
+    private readonly dir: string,
+  ) {}
+
+  keep(sha256: string, path: string, type: { mime: string; ext: string } | null): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(path, 0o600);
+    renameSync(path, join(this.dir, sha256));
+    this.markStored(sha256, type);
+  }
+
+  open(sha256: string): ReadableStream<Uint8Array> | null {
+    const path = join(this.dir, sha256);
+    try {
+      statSync(path);
+    } catch {
+      return null;
+    }
+    return Bun.file(path).stream();
+  }
 
   /** Records a sighting (once per id) and the artifact it is of; true when the sighting is new. */
   sighted(s: Sighting, size: number): boolean {
@@ -67,7 +116,7 @@ export class ArtifactStore {
   }
 
   /** Newest last sighting first; the cursor is `<last_seen>:<sha256>` of the previous page's last row. */
-  list(q: { limit: number; cursor?: { lastSeen: number; sha256: string }; session?: string; node_id?: bigint }): { rows: ArtifactRow[]; next: string | null } {
+  list(q: ArtifactQuery): { rows: ArtifactRow[]; next: string | null } {
     const where: SQL[] = [];
     if (q.cursor) {
       const c = q.cursor;
@@ -117,15 +166,16 @@ export class ArtifactStore {
     return out;
   }
 
-  /** Artifacts not seen since `cutoffMs`, with their sightings, deleted; returns their hashes. */
   expire(cutoffMs: number): string[] {
-    return this.db.transaction((tx) => {
+    const gone = this.db.transaction((tx) => {
       const old = tx.select({ sha256: artifacts.sha256 }).from(artifacts).where(lt(artifacts.lastSeen, cutoffMs)).all().map((r) => r.sha256);
       if (old.length === 0) return old;
       tx.delete(artifactSightings).where(inArray(artifactSightings.sha256, old)).run();
       tx.delete(artifacts).where(inArray(artifacts.sha256, old)).run();
       return old;
     });
+    for (const sha of gone) rmSync(join(this.dir, sha), { force: true });
+    return gone;
   }
 }
 

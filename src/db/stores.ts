@@ -10,6 +10,8 @@
  * at once, so PostgreSQL's are read from the database (src/core/auth/node-auth.ts).
  */
 import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
+import type { ArtifactStorage } from "./artifact-store";
+import type { RecordingStorage } from "./recording-store";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";
 import type { EventFilter, EventPage, EventRow, StatsSummary } from "./event-queries";
 import type { SourceEntry, TypeEntry } from "./event-store";
@@ -66,6 +68,10 @@ export interface Stores {
   readonly commands: CommandStorage;
   readonly nodeSecrets: NodeSecretStore;
   readonly events: EventReader;
+  /** Artifacts' rows and bytes (docs/artifacts.md). */
+  readonly artifacts: ArtifactStorage;
+  /** Terminal recordings, saved as nodes send them and read by the sessions API. */
+  readonly recordings: RecordingStorage;
   /** The SQLite connection, for the SQLite event writer; null on PostgreSQL. */
   readonly sqlite: Db | null;
   /** The PostgreSQL database and where the pipeline starts from; null on SQLite. */
@@ -74,7 +80,12 @@ export interface Stores {
   close(): Promise<void>;
 }
 
-export async function openStores(db: string, onWriteError?: (e: Error) => void): Promise<Stores> {
+export interface StoreOptions {
+  /** SQLite: the folder of the artifacts' bytes (PostgreSQL keeps them in artifact_chunks). */
+  artifactsDir: string;
+}
+
+export async function openStores(db: string, onWriteError?: (e: Error) => void, opts: StoreOptions = { artifactsDir: "./data/artifacts" }): Promise<Stores> {
   const { isPostgresUrl } = await import("./pg");
   if (isPostgresUrl(db)) {
     const { openPgStores } = await import("./pg/stores");
@@ -85,12 +96,16 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void):
   const { CommandStore } = await import("./command-store");
   const { SqlNodeSecretStore } = await import("./node-secret-store");
   const { EventQueries } = await import("./event-queries");
+  const { ArtifactStore } = await import("./artifact-store");
+  const { RecordingStore } = await import("./recording-store");
   const sqlite = openDatabase(db);
   return {
     registry: new RegistryStore(sqlite),
     commands: new CommandStore(sqlite),
     nodeSecrets: new SqlNodeSecretStore(sqlite),
     events: new EventQueries(sqlite),
+    artifacts: new ArtifactStore(sqlite, opts.artifactsDir),
+    recordings: new RecordingStore(sqlite),
     sqlite,
     postgres: null,
     close: async () => sqlite.$client.close(),

@@ -15,6 +15,7 @@ import { startNode, type NodeHandle } from "../../src/node/agent";
 import { silentLogger } from "../../src/log";
 import { sha256 as hashToken } from "../../src/core/auth/tokens";
 import { freePort, getJson, startTestCore, tempDir, until, type TestCore } from "../helpers";
+import { keptDatabase, type KeptDatabase } from "../helpers/kept-db";
 import { SSH_PASSWORD_OPTS, requireTool, sshPasswordEnv } from "../helpers/clients";
 
 const SSH_OPTS = [...SSH_PASSWORD_OPTS, "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password"];
@@ -35,12 +36,13 @@ const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 const dir = tempDir();
 const logLines: string[] = [];
 const logger = pino({ level: "info" }, new Writable({ write: (c, _e, cb) => (logLines.push(c.toString()), cb()) }));
+let kept: KeptDatabase;
 let core: TestCore;
 let node: NodeHandle;
 let web: ReturnType<typeof Bun.serve>;
 let sshPort: number;
 let httpPort: number;
-const coreConfig = () => ({ db: join(dir.path, "core.db"), tokens: TOKENS });
+const coreConfig = () => ({ ...kept.config, tokens: TOKENS });
 const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 async function run(argv: string[], env?: Record<string, string | undefined>, stdin?: string) {
@@ -83,6 +85,7 @@ beforeAll(async () => {
       return body ? new Response(body, { headers: { "content-type": "application/octet-stream" } }) : new Response("not found", { status: 404 });
     },
   });
+  kept = await keptDatabase(dir.path);
   core = await startTestCore(coreConfig(), logger);
   node = await startNode(
     {
@@ -126,6 +129,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await node?.stop();
   await core?.stop();
+  await kept?.[Symbol.asyncDispose]();
   web?.stop(true);
   dir[Symbol.dispose]();
 });

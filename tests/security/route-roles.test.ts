@@ -55,7 +55,7 @@ const variants = (path: string) => [path, `${path}/`, `${path}/.`, `${path}/./`,
 
 beforeAll(async () => {
   const db = openDatabase(join(dir.path, "core.db"));
-  const store = new ArtifactStore(db);
+  const store = new ArtifactStore(db, join(dir.path, "artifacts"));
   store.sighted({ id: "n:1", sha256: SHA, node_id: BIG_ID, pot_id: "ssh-1", source: "cowrie.session.file_download", session: "a1b2c3d4e5f6", url: "http://198.51.100.7/x.sh", filename: "x.sh", truncated: false, seen_at: Date.now() }, BYTES.length);
   store.markStored(SHA, { mime: "text/x-shellscript", ext: "sh" });
   db.$client.close();

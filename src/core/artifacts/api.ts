@@ -2,7 +2,6 @@
  * Artifacts over REST: the list, one artifact with its sightings, and the download (operator
  * role only, only as a zip encrypted with `infected`; docs/artifacts.md).
  */
-import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { toU64 } from "../../protocol/json";
@@ -87,7 +86,7 @@ export const artifactsApi = (artifacts: Artifacts, security: Security) =>
     .use(roles(security))
     .get(
       "/api/v1/artifacts",
-      ({ request }) => {
+      async ({ request }) => {
         const q = ListQuery.parse(request.url);
         const node_id = q.node_id === undefined ? undefined : toU64(q.node_id);
         if (node_id === null) throw badRequest("query parameter node_id must be an unsigned 64-bit integer");
@@ -97,8 +96,8 @@ export const artifactsApi = (artifacts: Artifacts, security: Security) =>
           if (!m) throw badRequest("query parameter cursor must be a next_cursor value from an earlier page");
           cursor = { lastSeen: Number(m[1]), sha256: m[2]! };
         }
-        const page = artifacts.store.list({ limit: q.limit ?? 100, cursor, session: q.session, node_id });
-        return { artifacts: artifacts.describe(page.rows), next_cursor: page.next };
+        const page = await artifacts.store.list({ limit: q.limit ?? 100, cursor, session: q.session, node_id });
+        return { artifacts: await artifacts.describe(page.rows), next_cursor: page.next };
       },
       {
         response: {
@@ -114,11 +113,11 @@ export const artifactsApi = (artifacts: Artifacts, security: Security) =>
     )
     .get(
       "/api/v1/artifacts/:sha256",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
-        const row = artifacts.store.get(parseSha(params.sha256));
+        const row = await artifacts.store.get(parseSha(params.sha256));
         if (!row) throw notFound(`no artifact with sha256 ${params.sha256}`);
-        return artifacts.describe([row])[0]!;
+        return (await artifacts.describe([row]))[0]!;
       },
       {
         params: t.Object({ sha256: t.String({ description: "SHA-256 of the artifact, lowercase hex." }) }),
@@ -137,15 +136,11 @@ export const artifactsApi = (artifacts: Artifacts, security: Security) =>
           throw badRequest(`query parameter encryption must be zipcrypto or aes, got ${JSON.stringify(q.encryption.slice(0, 40))}`);
         }
         const sha = parseSha(params.sha256);
-        const row = artifacts.store.get(sha);
+        const row = await artifacts.store.get(sha);
         if (!row) throw notFound(`no artifact with sha256 ${sha}`);
         if (!row.stored) throw new ApiError(409, "not_stored", `artifact ${sha} is still on its way from the node (or was refused); try again later`);
-        let bytes: Uint8Array;
-        try {
-          bytes = readFileSync(artifacts.path(sha));
-        } catch {
-          throw new ApiError(409, "not_stored", `the bytes of artifact ${sha} are missing from Core's artifacts folder`);
-        }
+        const bytes = await artifacts.store.open(sha);
+        if (!bytes) throw new ApiError(409, "not_stored", `the bytes of artifact ${sha} are missing from Core's artifact storage`);
         const zip = await encryptedZip(`${sha}.bin`, bytes, (q.encryption as "zipcrypto" | "aes" | undefined) ?? "zipcrypto");
         return new Response(zip, {
           headers: {

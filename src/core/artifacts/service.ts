@@ -1,12 +1,13 @@
 /**
- * Artifacts: files attackers left on honeypots (downloads, uploads), kept by SHA-256 in Core's
- * artifacts folder (mode 0600, never executed), described from their magic bytes, and handed out
+ * Artifacts: files attackers left on honeypots (downloads, uploads), kept by SHA-256 in the
+ * artifact storage (SQLite: files in Core's artifacts folder, mode 0600, never executed;
+ * PostgreSQL: chunks every instance reads), described from their magic bytes, and handed out
  * only inside a zip encrypted with the password `infected` (docs/artifacts.md).
  */
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileTypeFromBuffer } from "file-type";
-import type { ArtifactRow, ArtifactStore, Sighting } from "../../db/artifact-store";
+import type { ArtifactRow, ArtifactStorage, Sighting } from "../../db/artifact-store";
 import type { Logger } from "../../log";
 import type { FileOffer } from "../../protocol/messages";
 import { farOff } from "../ingest/timestamp";
@@ -18,10 +19,11 @@ const RETENTION_EVERY_MS = 60 * 60 * 1000;
 const MAGIC_BYTES = 4100;
 
 export interface ArtifactOptions {
+  /** The folder whose `partial/` holds transfers under way (src/core/transfer/receiver.ts). */
   dir: string;
   maxBytes: number;
   retentionDays: number;
-  store: ArtifactStore;
+  store: ArtifactStorage;
   logger: Logger;
 }
 
@@ -32,20 +34,18 @@ export class Artifacts implements FileSink {
   constructor(private readonly opts: ArtifactOptions) {
     this.maxBytes = opts.maxBytes;
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    if (opts.retentionDays > 0) {
-      // Once at start (a Core that was down for days catches up) and then every hour.
-      this.expire(Date.now() - opts.retentionDays * DAY_MS);
-      this.timer = setInterval(() => this.expire(Date.now() - opts.retentionDays * DAY_MS), RETENTION_EVERY_MS);
-      this.timer.unref?.();
-    }
   }
 
-  /** Where a stored artifact's bytes are. */
-  path(sha256: string): string {
-    return join(this.opts.dir, sha256);
+  /** Retention: once now, awaited (a Core that was down for days catches up before it serves), then every hour. */
+  async start(): Promise<void> {
+    const days = this.opts.retentionDays;
+    if (days <= 0) return;
+    await this.expire(Date.now() - days * DAY_MS);
+    this.timer = setInterval(() => void this.expire(Date.now() - days * DAY_MS), RETENTION_EVERY_MS);
+    this.timer.unref?.();
   }
 
-  offered(nodeId: bigint, offer: FileOffer): boolean {
+  async offered(nodeId: bigint, offer: FileOffer): Promise<boolean> {
     const m = offer.meta ?? {};
     const text = (k: string) => (typeof m[k] === "string" && m[k] !== "" ? (m[k] as string) : null);
     const seen = typeof m.seen_at === "string" ? Date.parse(m.seen_at) : NaN;
@@ -65,28 +65,27 @@ export class Artifacts implements FileSink {
       // as for events) is dated when Core heard of it.
       seen_at: Number.isFinite(seen) && !farOff(seen, now, this.opts.retentionDays * DAY_MS) ? Math.min(seen, now) : now,
     };
-    this.opts.store.sighted(sighting, offer.size);
-    return this.opts.store.get(offer.sha256)?.stored === true;
+    await this.opts.store.sighted(sighting, offer.size);
+    return (await this.opts.store.get(offer.sha256))?.stored === true;
   }
 
   async complete(nodeId: bigint, offer: FileOffer, path: string): Promise<void> {
     const type = await magicType(path);
-    chmodSync(path, 0o600);
-    renameSync(path, this.path(offer.sha256));
-    this.opts.store.markStored(offer.sha256, type);
+    await this.opts.store.keep(offer.sha256, path, type);
     this.opts.logger.info({ node_id: nodeId.toString(), sha256: offer.sha256, size: offer.size, mime: type?.mime ?? null }, "artifact stored");
   }
 
-  /** Deletes artifacts (rows and files) not seen since `cutoffMs`. */
-  expire(cutoffMs: number): number {
+  /** Deletes artifacts (rows and bytes) not seen since `cutoffMs`. */
+  async expire(cutoffMs: number): Promise<number> {
     try {
-      const gone = this.opts.store.expire(cutoffMs);
-      for (const sha of gone) rmSync(this.path(sha), { force: true });
       // Transfers abandoned for as long (a node that never came back) give their space back too.
+      // They are this instance's own files: cleared whatever the database answers.
       const partial = join(this.opts.dir, "partial");
       for (const name of existsSync(partial) ? readdirSync(partial) : []) {
-        if (statSync(join(partial, name)).mtimeMs < cutoffMs) rmSync(join(partial, name), { force: true });
+        if ((statSync(join(partial, name), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < cutoffMs) rmSync(join(partial, name), { force: true });
       }
+      // Every instance of a cluster runs this too: a delete finds nothing the second time.
+      const gone = await this.opts.store.expire(cutoffMs);
       if (gone.length > 0) this.opts.logger.info({ deleted: gone.length, retention_days: this.opts.retentionDays }, "deleted artifacts not seen within the retention period");
       return gone.length;
     } catch (err) {
@@ -99,12 +98,12 @@ export class Artifacts implements FileSink {
     if (this.timer) clearInterval(this.timer);
   }
 
-  get store(): ArtifactStore {
+  get store(): ArtifactStorage {
     return this.opts.store;
   }
 
-  describe(rows: ArtifactRow[]) {
-    const sightings = this.opts.store.sightings(rows.map((r) => r.sha256));
+  async describe(rows: ArtifactRow[]) {
+    const sightings = await this.opts.store.sightings(rows.map((r) => r.sha256));
     return rows.map((r) => {
       const list = sightings.get(r.sha256) ?? [];
       const distinct = (pick: (s: Sighting) => string | null) => [...new Set(list.map(pick).filter((v): v is string => v !== null))];

@@ -35,7 +35,7 @@ interface PerConnection {
   deferred: Set<string>;
 }
 
-export type SaveRecording = (nodeId: bigint, potId: string, session: string, data: Buffer, sha256: string) => void;
+export type SaveRecording = (nodeId: bigint, potId: string, session: string, data: Buffer, sha256: string) => void | Promise<void>;
 
 export class RecordingReceiver {
   private readonly conns = new WeakMap<object, PerConnection>();
@@ -55,9 +55,10 @@ export class RecordingReceiver {
 
   /**
    * Takes a chunk from the connection `conn` of node `nodeId`; returns the ack to send when the
-   * recording is complete, refused or deferred, null while more chunks are due.
+   * recording is complete, refused or deferred, null while more chunks are due. A promise when
+   * the storage saves asynchronously (PostgreSQL): the ack waits for the save.
    */
-  chunk(conn: object, nodeId: bigint, r: SessionRecording): SessionRecordingAck | null {
+  chunk(conn: object, nodeId: bigint, r: SessionRecording): SessionRecordingAck | Promise<SessionRecordingAck> | null {
     let mine = this.conns.get(conn);
     if (!mine) this.conns.set(conn, (mine = { open: new Map(), deferred: new Set() }));
     const key = `${r.pot_id}/${r.session}`;
@@ -91,8 +92,14 @@ export class RecordingReceiver {
     const data = Buffer.concat(o.chunks);
     const hash = createHash("sha256").update(data).digest("hex");
     if (hash !== o.sha256) return refuse(`the recording's SHA-256 is ${hash}, not ${o.sha256} as announced`);
-    this.save(nodeId, r.pot_id, r.session, data, hash);
-    return { pot_id: r.pot_id, session: r.session, ok: true, message: `stored ${data.length} bytes` };
+    const stored = { pot_id: r.pot_id, session: r.session, ok: true, message: `stored ${data.length} bytes` };
+    const saving = this.save(nodeId, r.pot_id, r.session, data, hash);
+    if (!saving) return stored;
+    // A database that is away is a busy Core: the node keeps the recording and sends it again.
+    return saving.then(
+      () => stored,
+      (e: Error) => ({ pot_id: r.pot_id, session: r.session, ok: false, retry_after_ms: RECORDING_RETRY_AFTER_MS, message: `storing the recording failed (${e.message}); send it again from offset 0 in ${RECORDING_RETRY_AFTER_MS} ms` }),
+    );
   }
 
   /** The connection closed: recordings under way on it are dropped. */

@@ -4,6 +4,8 @@
  * with the new offset. Partial files are kept on disk as `partial/<sha256>-<node_id>` (their
  * length is the offset), so a transfer cut by a lost connection or a Core restart resumes where
  * it stopped. A complete file is checked against its hash and handed to the sink of its kind.
+ * The partial files are the instance's own: a node that fails over to another instance of a
+ * cluster sends the file again from the start there.
  *
  * Pure file handling: the node channel carries the messages.
  */
@@ -17,7 +19,7 @@ export interface FileSink {
   /** Largest file of this kind Core takes. */
   readonly maxBytes: number;
   /** Records the offer's sighting; true when Core already holds the whole file (nothing to send). */
-  offered(nodeId: bigint, offer: FileOffer): boolean;
+  offered(nodeId: bigint, offer: FileOffer): Promise<boolean>;
   /** Takes a complete, verified file (moves it away from `path`). */
   complete(nodeId: bigint, offer: FileOffer, path: string): Promise<void>;
 }
@@ -47,7 +49,7 @@ export class FileReceiver {
     const sink = this.sinks[offer.kind];
     if (!sink) return refuse(sha256, "unknown_kind", `Core takes no files of kind ${JSON.stringify(offer.kind)}`);
     if (offer.size > sink.maxBytes) return refuse(sha256, "too_large", `${offer.kind} of ${offer.size} bytes exceeds the limit of ${sink.maxBytes} bytes`);
-    if (sink.offered(nodeId, offer)) {
+    if (await sink.offered(nodeId, offer)) {
       this.active.delete(`${nodeId}:${sha256}`);
       rmSync(this.partial(nodeId, sha256), { force: true });
       return { sha256, offset: offer.size, complete: true };

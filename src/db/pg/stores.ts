@@ -3,10 +3,12 @@
  * the registry and commands, and the node secrets' reads and writes; the event writer opens its own (src/core/ingest/writer-pg.ts).
  */
 import type { Stores } from "../stores";
+import { PgArtifactStore } from "./artifact-store";
 import { PgCommandStore } from "./command-store";
 import { PgEventQueries } from "./event-queries";
 import { openPgDatabase } from "./index";
 import { PgNodeSecretStore } from "./node-secret-store";
+import { PgRecordingStore } from "./recording-store";
 import { PgRegistryStore } from "./registry-store";
 import { WriteQueue } from "./write-queue";
 
@@ -28,6 +30,8 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
       commands,
       nodeSecrets,
       events,
+      artifacts: new PgArtifactStore(db),
+      recordings: new PgRecordingStore(db),
       sqlite: null,
       postgres: { url, start },
       close: async () => {
