@@ -15,6 +15,8 @@ import type { CoreConfig } from "../config";
 import { toRecord, type EventRecord, type IngestEvent } from "../core/ingest/normalise";
 import { batchData } from "../db/event-store";
 import { pgClient } from "../db/pg";
+import { addressParts } from "../db/pg/address-part";
+import { geoLookup, type GeoLookup } from "../geo";
 import { PgClusterEventWriter, type ClusterCommit } from "../db/pg/event-writer-cluster";
 import type { PgWriteMode } from "../db/pg/event-writer";
 import type { Logger } from "../log";
@@ -42,7 +44,8 @@ export interface WriterRoleOptions {
   /** The PostgreSQL database (`--db postgres://...`), migrated already. */
   pgUrl: string;
   /** `commit_stall_ms`: how long delivered events may wait with no commit before `problem()` says so (30 s unset). */
-  config: Pick<CoreConfig, "retention_days"> & Partial<Pick<CoreConfig, "commit_stall_ms">>;
+  /** `geo_enrichment` (with `geoip_db`, `asn_db`): GeoIP runs here, where events are written. */
+  config: Pick<CoreConfig, "retention_days"> & Partial<Pick<CoreConfig, "commit_stall_ms" | "geo_enrichment" | "geoip_db" | "asn_db">>;
   logger: Logger;
   mode?: PgWriteMode;
   /** First and largest pause between attempts at a failing commit. */
@@ -106,9 +109,12 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
   await ensureWriterConsumer(bus);
   // One connection: the writer's transactions run one at a time, and the retention lock is a session's.
   const sql = pgClient(opts.pgUrl, 1);
+  const c = opts.config;
+  const geo = c.geo_enrichment ? geoLookup({ geoipDb: c.geoip_db ?? "", asnDb: c.asn_db ?? "" }) : null;
+  const parts = [...addressParts(geo ? (ip) => geo.lookup(ip) : undefined)];
   let writer: PgClusterEventWriter;
   try {
-    writer = await PgClusterEventWriter.openCluster(sql, opts.mode);
+    writer = await PgClusterEventWriter.openCluster(sql, opts.mode, parts);
   } catch (e) {
     await sql.close().catch(() => {});
     throw e;
@@ -216,7 +222,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     stats.duplicates += duplicates;
     if (duplicates > 0) opts.onDuplicates?.(duplicates);
     // Built while the next commit waits on PostgreSQL, rather than before it starts.
-    if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done));
+    if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done, geo));
   };
 
   const retention = async () => {
@@ -305,9 +311,10 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
 
 /**
  * The stored events on the live feed, as the single-instance pipeline publishes them (toRecord,
- * without geo): one message per (node, pot) of the batch, a JSON array of records.
+ * with `geo` where the data knows the address): one message per (node, pot) of the batch, a
+ * JSON array of records.
  */
-function publishFeed(bus: Pick<Bus, "nc" | "names">, b: WireBatch, done: ClusterCommit): void {
+function publishFeed(bus: Pick<Bus, "nc" | "names">, b: WireBatch, done: ClusterCommit, geo: GeoLookup | null): void {
   const sources = new Map(b.newSources.map((s) => [s.id, s]));
   const types = new Map(b.newTypes.map((t) => [t.id, t.name]));
   const ips = b.srcIps.split("\n");
@@ -328,7 +335,10 @@ function publishFeed(bus: Pick<Bus, "nc" | "names">, b: WireBatch, done: Cluster
     const key = JSON.stringify([s.nodeId, s.potId]);
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { nodeId: s.nodeId, potId: s.potId, records: [] }));
-    g.records.push(toRecord(done.firstId + k, ev));
+    const record = toRecord(done.firstId + k, ev);
+    const known = geo && ev.src_ip ? geo.known(ev.src_ip) : undefined;
+    if (known) record.geo = known;
+    g.records.push(record);
   }
   // Each message under the servers' max_payload: a big batch of one pot goes as several.
   const limit = maxPayload(bus.nc) - 1024;

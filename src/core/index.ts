@@ -80,14 +80,14 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const exposure = security.checkExposure();
   if (exposure) log.warn(exposure);
   // Operator MMDB files are opened now, so a wrong path stops start-up with its name.
-  const geo = config.geo_enrichment && !isPostgresUrl(config.db) ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
+  const geo = config.geo_enrichment ? geoLookup({ geoipDb: config.geoip_db, asnDb: config.asn_db }) : null;
   // SQLite keeps artifacts beside the database unless configured elsewhere (docs/artifacts.md);
   // PostgreSQL keeps their bytes itself, and this folder only the transfers under way.
   const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" || isPostgresUrl(config.db) ? "./data" : dirname(config.db), "artifacts");
   const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"), { artifactsDir });
   // The SQLite database; null on PostgreSQL, where the features that need it are not started.
   const db = stores.sqlite;
-  if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")}, GeoIP enrichment (docs/scale-out.md)`);
+  if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")} (docs/scale-out.md)`);
   security.useNodeSecrets(stores.nodeSecrets);
   let clusterBus: Bus | null = null;
   if (config.bus) {
@@ -221,10 +221,12 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
     const wsLimits = { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes };
     // The lists are served by their plugins and, for a plain GET, straight from Bun's router.
-    const eventsList = db ? eventList(new EventQueries(db), () => ingest.version, { ingest, geo, nodes: () => registry.listNodes() }) : pgEventList(stores.events, () => registry.listNodes());
+    // SQLite's queries serve a page as stored text, kept until the next commit; PostgreSQL's a page of rows.
+    const eventsList =
+      stores.events instanceof EventQueries ? eventList(stores.events, () => ingest.version, { ingest, geo, nodes: () => registry.listNodes() }) : pgEventList(stores.events, geo, () => registry.listNodes());
     const lists = { ...registryLists(registry), "/api/v1/events": eventsList };
     const outputsStats = outputs && rules ? { outputs: () => (outputs as Outputs).stats(), rules: () => (rules as Rules).status() } : undefined;
-    const eventsPlugin = eventsApi({ db, events: stores.events, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats, nodes: () => registry.listNodes() });
+    const eventsPlugin = eventsApi({ events: stores.events, addresses: stores.addresses, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats, nodes: () => registry.listNodes() });
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,
@@ -233,8 +235,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       reads: lists,
       plugins:
         db && outputs && rules
-          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(db), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ db, ingest, geo, registry })]
-          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), unavailableApi()],
+          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })]
+          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), timelineApi(stores.timeline), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry }), unavailableApi()],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

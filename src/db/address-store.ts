@@ -6,33 +6,43 @@
  * count per distinct (hour, address); each is looked up once (GeoLookup caches per address),
  * added to the `country` and `asn` counters of that hour, and an address never seen before is
  * inserted into event_addresses. So the work is per distinct address per flush interval, and
- * bounded like the address counters themselves (see TRACKED_KEYS in hourly-counts.ts).
+ * bounded like the address counters themselves (see TRACKED_KEYS in hourly-counts.ts). What an
+ * address adds is worked out by address-book.ts, shared with the PostgreSQL writers.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Geo } from "../geo";
+import { AddressBook, type GeoResolver, type NewAddress } from "./address-book";
 import type { Db } from "./index";
 import { rowWriter, slot } from "./positional";
 import { eventAddresses } from "./schema";
+import type { MaybePromise } from "./stores";
 
-export type GeoResolver = (ip: string) => Geo;
+export type { GeoResolver };
 
-/** Addresses remembered as written; past this the set is forgotten (a redundant INSERT OR IGNORE). */
-const KNOWN_MAX = 500_000;
+/** What the features read of the address table: the country/ASN filters and the AS names of the stats. */
+export interface AddressStorage {
+  /** Addresses whose enrichment matches a country and/or ASN. */
+  where(f: { country?: string; asn?: number }): MaybePromise<string[]>;
+  /** The AS organisation names of some ASNs, as stored with their addresses. */
+  asOrgs(asns: number[]): MaybePromise<Map<number, string | null>>;
+}
+
+export class SqlAddressStore implements AddressStorage {
+  constructor(private readonly db: Db) {}
+  where(f: { country?: string; asn?: number }): string[] {
+    return addressesWhere(this.db, f);
+  }
+  asOrgs(asns: number[]): Map<number, string | null> {
+    return asOrgs(this.db, asns);
+  }
+}
 
 export class AddressWriter {
-  private readonly known = new Set<string>();
-  /**
-   * IPv4 addresses already written, with what they resolved to, by their 32-bit number: the
-   * counters hold them as numbers, and a number key spares building the text on every flush.
-   */
-  private readonly knownV4 = new Map<number, Geo>();
+  private readonly book: AddressBook;
   private readonly insert;
-  private pending: { ip: string; geo: Geo; firstSeen: number; v4?: number }[] = [];
+  private pending: NewAddress[] = [];
 
-  constructor(
-    db: Db,
-    private readonly resolve: GeoResolver,
-  ) {
+  constructor(db: Db, resolve: GeoResolver) {
+    this.book = new AddressBook(resolve);
     const ph = (i: number) => sql`${slot(i)}`;
     // Many rows per statement (positional.ts): a flush may add thousands of new addresses.
     this.insert = rowWriter(
@@ -50,26 +60,13 @@ export class AddressWriter {
    * One address's count in one hour: returns the counter keys it adds to (country, ASN), and
    * queues the address for the table when it is new.
    */
-  see(ip: string, hourStartMs: number): Geo {
-    const geo = this.resolve(ip);
-    if (!this.known.has(ip)) {
-      if (this.known.size >= KNOWN_MAX) this.known.clear();
-      this.known.add(ip);
-      this.pending.push({ ip, geo, firstSeen: hourStartMs });
-    }
-    return geo;
+  see(ip: string, hourStartMs: number) {
+    return this.book.see(ip, hourStartMs, this.pending);
   }
 
   /** `see` for an IPv4 address given as its 32-bit number (`text` builds the dotted quad). */
-  seeV4(v4: number, text: (v4: number) => string, hourStartMs: number): Geo {
-    const hit = this.knownV4.get(v4);
-    if (hit !== undefined) return hit;
-    const ip = text(v4);
-    const geo = this.resolve(ip);
-    if (this.knownV4.size >= KNOWN_MAX) this.knownV4.clear();
-    this.knownV4.set(v4, geo);
-    this.pending.push({ ip, geo, firstSeen: hourStartMs, v4 });
-    return geo;
+  seeV4(v4: number, text: (v4: number) => string, hourStartMs: number) {
+    return this.book.seeV4(v4, text, hourStartMs, this.pending);
   }
 
   /** Writes the queued addresses; call inside the counters' transaction. */
@@ -79,12 +76,7 @@ export class AddressWriter {
 
   /** After the transaction: `committed` false forgets the queued ones so the next flush retries them. */
   done(committed: boolean): void {
-    if (!committed) {
-      for (const a of this.pending) {
-        if (a.v4 === undefined) this.known.delete(a.ip);
-        else this.knownV4.delete(a.v4);
-      }
-    }
+    if (!committed) this.book.forget(this.pending);
     this.pending = [];
   }
 }

@@ -6,6 +6,7 @@
  */
 import { eq, lt, sql } from "drizzle-orm";
 import type { Geo } from "../geo";
+import { geoKeys } from "./address-book";
 import type { AddressWriter } from "./address-store";
 import { isKexType } from "./hassh";
 import { COUNTED_THROUGH, DAILY_KEYS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, IMMEDIATE, metaUpsert, readDailyThrough, type EventBatch } from "./event-store";
@@ -101,10 +102,7 @@ export class CountWriter {
 
   /** Country and ASN counts from the address counts about to be written: per distinct address, not per event. */
   private countGeo(addresses: AddressWriter): void {
-    const add = (bucket: number, g: Geo, n: number) => {
-      if (g.country !== null) this.counts.add("country", bucket, g.country, n);
-      if (g.asn !== null) this.counts.add("asn", bucket, String(g.asn), n);
-    };
+    const add = (bucket: number, g: Geo, n: number) => geoKeys(g, (kind, key) => this.counts.add(kind, bucket, key, n));
     for (const [bucket, keys] of this.counts.ipv4) for (const [v4, n] of keys) add(bucket, addresses.seeV4(v4, ipv4Text, bucket * HOUR_MS), n);
     for (const [bucket, keys] of this.counts.byKind.get("src_ip") ?? []) for (const [ip, n] of keys) add(bucket, addresses.see(ip, bucket * HOUR_MS), n);
   }

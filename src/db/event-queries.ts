@@ -23,7 +23,7 @@ import {
   eventTypes,
 } from "./schema";
 import { BASE_MAX_KEYS, candidates, MAX_SURE_KEYS, mergeTop, type BaseSums } from "./stats-cache";
-import type { EventReader } from "./stores";
+import type { EventReader, MaybePromise } from "./stores";
 
 /** Windows whose older hours' sums are kept (the dashboard's few: 24 h, 7 d, ...). */
 const BASE_WINDOWS = 4;
@@ -68,9 +68,39 @@ export interface EventPage {
  */
 export const MAX_SEGMENTS_PER_PAGE = 4096;
 /** Addresses of a country/ASN filter checked against each segment's Bloom filter at most. */
-const GEO_BLOOM_MAX = 64;
+export const GEO_BLOOM_MAX = 64;
 /** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
 export const SEGMENT_SLICE = 256;
+
+/**
+ * Commands are not counted at ingest (no hourly counter: reading `input` out of every event
+ * would cost the hot path); the top list reads the window's most recent command events, a few
+ * pages through the event-type summaries.
+ */
+export const COMMANDS_SAMPLE = 10_000;
+const COMMAND_EVENT = "cowrie.command.input";
+
+/** The most frequent commands (`input`) of command events' data, read a page at a time, newest first (every backend). */
+export async function topCommands<E>(
+  page: (filter: EventFilter, cursor: number | null) => MaybePromise<{ events: E[]; nextCursor: number | null }>,
+  input: (e: E) => unknown,
+  since: number,
+  top: number,
+): Promise<TopEntry[]> {
+  const counts = new Map<string, number>();
+  let cursor: number | null = null;
+  for (let read = 0; read < COMMANDS_SAMPLE; ) {
+    const p = await page({ eventType: COMMAND_EVENT, since }, cursor);
+    for (const e of p.events) {
+      const cmd = input(e);
+      if (typeof cmd === "string") counts.set(cmd, (counts.get(cmd) ?? 0) + 1);
+    }
+    read += p.events.length;
+    if (p.nextCursor === null) break;
+    cursor = p.nextCursor;
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([value, count]) => ({ value, count }));
+}
 
 export interface TopEntry {
   value: string;
@@ -116,6 +146,15 @@ export class EventQueries implements EventReader {
 
   dictionaries(): { sources: SourceEntry[]; types: TypeEntry[] } {
     return { sources: this.db.select().from(eventSources).all(), types: this.db.select().from(eventTypes).all() };
+  }
+
+  topCommands(since: number, top: number): Promise<TopEntry[]> {
+    return topCommands(
+      (f, cursor) => this.listStored(f, 1000, cursor),
+      (e) => (JSON.parse(e.data) as { input?: unknown }).input,
+      since,
+      top,
+    );
   }
 
   get(id: number): EventRow | null {

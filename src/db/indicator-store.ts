@@ -11,9 +11,10 @@ import { and, desc, eq, gte, inArray, sql } from "drizzle-orm";
 import type { Db } from "./index";
 import { HOUR_MS, SEG_SIZE } from "./event-store";
 import { eventAddresses, eventCounts, events, eventSegments, eventTypes } from "./schema";
+import type { MaybePromise } from "./stores";
 
 /** Login and file events read for credentials, URLs and hashes, newest first, at most. */
-const MAX_SCAN = 1_000_000;
+export const MAX_SCAN = 1_000_000;
 /** Credentials, URLs and hashes listed per address at most (most frequent first). */
 const PER_ADDRESS = 100;
 
@@ -30,8 +31,32 @@ export interface AddressIndicator {
   sha256: string[];
 }
 
+export interface ActiveAddress {
+  ip: string;
+  /** First and last hour bucket. */
+  first: number;
+  last: number;
+  count: number;
+}
+
+/** What the indicators and the blocklist read: SQLite here, PostgreSQL in pg/indicator-store.ts. */
+export interface IndicatorStorage {
+  indicators(fromMs: number, minCount: number, limit: number, now?: number): MaybePromise<AddressIndicator[]>;
+  activeAddresses(fromMs: number, minCount: number, limit: number): MaybePromise<ActiveAddress[]>;
+}
+
+export class SqlIndicatorStore implements IndicatorStorage {
+  constructor(private readonly db: Db) {}
+  indicators(fromMs: number, minCount: number, limit: number, now = Date.now()): AddressIndicator[] {
+    return indicators(this.db, fromMs, minCount, limit, now);
+  }
+  activeAddresses(fromMs: number, minCount: number, limit: number): ActiveAddress[] {
+    return activeAddresses(this.db, fromMs, minCount, limit);
+  }
+}
+
 /** Addresses seen at least `minCount` times from `fromMs` on (hour-rounded), most active first. */
-export function activeAddresses(db: Db, fromMs: number, minCount: number, limit: number): { ip: string; first: number; last: number; count: number }[] {
+export function activeAddresses(db: Db, fromMs: number, minCount: number, limit: number): ActiveAddress[] {
   const total = sql<number>`sum(${eventCounts.count})`;
   return db
     .select({ ip: eventCounts.key, first: sql<number>`min(${eventCounts.bucket})`, last: sql<number>`max(${eventCounts.bucket})`, count: total })
@@ -48,9 +73,15 @@ export function indicators(db: Db, fromMs: number, minCount: number, limit: numb
   const active = activeAddresses(db, fromMs, minCount, limit);
   if (active.length === 0) return [];
   const ips = active.map((a) => a.ip);
-  const geo = new Map<string, { country: string | null; asn: number | null; asOrg: string | null }>();
+  const geo = new Map<string, AddressGeo>();
   for (let i = 0; i < ips.length; i += 500) for (const r of db.select().from(eventAddresses).where(inArray(eventAddresses.ip, ips.slice(i, i + 500))).all()) geo.set(r.ip, r);
-  const extra = details(db, fromMs, ips);
+  return assemble(active, geo, details(db, fromMs, ips), now);
+}
+
+type AddressGeo = { country: string | null; asn: number | null; asOrg: string | null };
+
+/** The indicators of the active addresses from their enrichment and details (every backend). */
+export function assemble(active: ActiveAddress[], geo: Map<string, AddressGeo>, extra: Map<string, Details>, now: number): AddressIndicator[] {
   return active.map((a) => {
     const g = geo.get(a.ip);
     const d = extra.get(a.ip);
@@ -69,7 +100,7 @@ export function indicators(db: Db, fromMs: number, minCount: number, limit: numb
   });
 }
 
-interface Details {
+export interface Details {
   credentials: Map<string, { username: string; password: string | null; count: number }>;
   urls: Set<string>;
   hashes: Set<string>;
@@ -97,18 +128,20 @@ function details(db: Db, fromMs: number, ips: string[]): Map<string, Details> {
     .orderBy(desc(events.id))
     .limit(MAX_SCAN)
     .all();
-  for (const r of rows) {
-    if (!r.ip || !wanted.has(r.ip)) continue;
-    let d = out.get(r.ip);
-    if (!d) out.set(r.ip, (d = { credentials: new Map(), urls: new Set(), hashes: new Set() }));
-    if (r.username !== null) {
-      const key = JSON.stringify([r.username, r.password]);
-      const c = d.credentials.get(key);
-      if (c) c.count++;
-      else d.credentials.set(key, { username: r.username, password: r.password, count: 1 });
-    }
-    if (r.url !== null) d.urls.add(r.url);
-    if (r.shasum !== null && /^[0-9a-f]{64}$/i.test(r.shasum)) d.hashes.add(r.shasum.toLowerCase());
-  }
+  for (const r of rows) if (r.ip && wanted.has(r.ip)) addDetails(out, r.ip, r);
   return out;
+}
+
+/** What one event of an address adds to its details (its fields that are text, or null). */
+export function addDetails(out: Map<string, Details>, ip: string, r: { username: string | null; password: string | null; url: string | null; shasum: string | null }): void {
+  let d = out.get(ip);
+  if (!d) out.set(ip, (d = { credentials: new Map(), urls: new Set(), hashes: new Set() }));
+  if (r.username !== null) {
+    const key = JSON.stringify([r.username, r.password]);
+    const c = d.credentials.get(key);
+    if (c) c.count++;
+    else d.credentials.set(key, { username: r.username, password: r.password, count: 1 });
+  }
+  if (r.url !== null) d.urls.add(r.url);
+  if (r.shasum !== null && /^[0-9a-f]{64}$/i.test(r.shasum)) d.hashes.add(r.shasum.toLowerCase());
 }

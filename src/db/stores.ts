@@ -13,9 +13,12 @@ import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
 import type { ArtifactStorage } from "./artifact-store";
 import type { RecordingStorage } from "./recording-store";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";
-import type { EventFilter, EventPage, EventRow, StatsSummary } from "./event-queries";
+import type { EventFilter, EventPage, EventRow, StatsSummary, TopEntry } from "./event-queries";
 import type { SourceEntry, TypeEntry } from "./event-store";
 import type { NodeRow, PotRow } from "./registry-store";
+import type { AddressStorage } from "./address-store";
+import type { IndicatorStorage } from "./indicator-store";
+import type { TimelineStorage } from "./timeline";
 import type { Db } from "./index";
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -53,6 +56,8 @@ export interface EventReader {
   get(id: number): MaybePromise<EventRow | null>;
   list(filter: EventFilter, limit: number, cursor: number | null): MaybePromise<EventPage>;
   stats(windowMs: number, top: number, now?: number): MaybePromise<StatsSummary>;
+  /** The most typed commands among the window's most recent command events (event-queries.ts COMMANDS_SAMPLE). */
+  topCommands(since: number, top: number): Promise<TopEntry[]>;
 }
 
 /** What the event pipeline starts from: the dictionaries and the committed spool positions. */
@@ -68,6 +73,12 @@ export interface Stores {
   readonly commands: CommandStorage;
   readonly nodeSecrets: NodeSecretStore;
   readonly events: EventReader;
+  /** Source addresses with their country and ASN (GeoIP), written by the event writers. */
+  readonly addresses: AddressStorage;
+  /** Attacker indicators and the blocklist. */
+  readonly indicators: IndicatorStorage;
+  /** Events per time step (the stats timeline). */
+  readonly timeline: TimelineStorage;
   /** Artifacts' rows and bytes (docs/artifacts.md). */
   readonly artifacts: ArtifactStorage;
   /** Terminal recordings, saved as nodes send them and read by the sessions API. */
@@ -96,6 +107,9 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
   const { CommandStore } = await import("./command-store");
   const { SqlNodeSecretStore } = await import("./node-secret-store");
   const { EventQueries } = await import("./event-queries");
+  const { SqlAddressStore } = await import("./address-store");
+  const { SqlIndicatorStore } = await import("./indicator-store");
+  const { SqlTimeline } = await import("./timeline");
   const { ArtifactStore } = await import("./artifact-store");
   const { RecordingStore } = await import("./recording-store");
   const sqlite = openDatabase(db);
@@ -104,6 +118,9 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
     commands: new CommandStore(sqlite),
     nodeSecrets: new SqlNodeSecretStore(sqlite),
     events: new EventQueries(sqlite),
+    addresses: new SqlAddressStore(sqlite),
+    indicators: new SqlIndicatorStore(sqlite),
+    timeline: new SqlTimeline(sqlite),
     artifacts: new ArtifactStore(sqlite, opts.artifactsDir),
     recordings: new RecordingStore(sqlite),
     sqlite,

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "../../src/protocol/json";
-import { EventStreamClient, ROOT, WsClient, getJson, startTestCore } from "../helpers";
+import { EventStreamClient, ROOT, WsClient, getJson, settled, startTestCore } from "../helpers";
 
 describe("query parameters", () => {
   test("a bad value names its parameter, not the body", async () => {
@@ -73,6 +73,7 @@ describe("since and until", () => {
     using c = await EventStreamClient.connect(core.ports.event, { acks: true });
     c.send([at(3 * 86_400_000, 1), at(30 * 3_600_000, 2), at(30 * 60_000, 3)]);
     await c.ack(3);
+    await settled(core);
     const ns = async (q: string) => {
       const res = await getJson(`${core.api}/api/v1/events?${q}`);
       expect({ q, status: res.status }).toEqual({ q, status: 200 });

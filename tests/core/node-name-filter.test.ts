@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { BIG_ID, EventStreamClient, getJson, registerNode, startTestCore } from "../helpers";
+import { BIG_ID, EventStreamClient, getJson, registerNode, settled, startTestCore } from "../helpers";
 
 test("the events and sessions filters take a node's name as well as its id; an unknown or shared name is a 400 that says so", async () => {
   await using core = await startTestCore();
@@ -9,6 +9,7 @@ test("the events and sessions filters take a node's name as well as its id; an u
   const relayed = await EventStreamClient.connect(core.ports.event, { node_id: BIG_ID, acks: true });
   relayed.send([JSON.stringify({ eventid: "cowrie.session.connect", session: "abc123", src_ip: "203.0.113.9", honeybee_honeypot_id: "ssh-01" })]);
   await relayed.ack(1);
+  await settled(core);
   relayed.socket.end();
 
   const events = await getJson(`${core.api}/api/v1/events?node_id=edge-fra`);

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { stringify } from "../../src/protocol/json";
-import { EventStreamClient, getJson, startTestCore } from "../helpers";
+import { EventStreamClient, getJson, settled, startTestCore } from "../helpers";
 import { goPotLog } from "../helpers/go-node";
 
 test("stats list the most typed commands of the window, from flat lines and Go-node PotLogs alike", async () => {
@@ -17,6 +17,7 @@ test("stats list the most typed commands of the window, from flat lines and Go-n
     JSON.stringify({ ...input("old"), timestamp: "2020-01-01T00:00:00Z" }),
   ]);
   await c.ack(5);
+  await settled(core);
   const s = await getJson(`${core.api}/api/v1/stats?window=24h`);
   expect(s.body.top.commands).toEqual([
     { value: "uname -a", count: 3 },

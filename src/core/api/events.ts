@@ -3,8 +3,8 @@
  * (stats.ts), so the app wiring needs one plugin for the event pipeline's REST side.
  */
 import { Elysia, t } from "elysia";
-import type { Db } from "../../db";
-import { EventQueries, type EventFilter, type EventRow, type StoredEvent } from "../../db/event-queries";
+import type { AddressStorage } from "../../db/address-store";
+import type { EventFilter, EventQueries, EventRow, StoredEvent } from "../../db/event-queries";
 import { HASSH_PATTERN } from "../../db/hassh";
 import type { EventReader } from "../../db/stores";
 import { stringify, toU64 } from "../../protocol/json";
@@ -14,7 +14,7 @@ import { Type, type TAny, type TRecord, type TSchema, type TString } from "@sinc
 import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest } from "../ingest/types";
-import { badRequest, errorResponses, notFound, notImplemented } from "./errors";
+import { badRequest, errorResponses, notFound } from "./errors";
 import { type NodeNames, nodeParam } from "./node-ref";
 import { noQuery, queryParams } from "./query";
 import { statsApi, type OutputsStats, type Stats } from "./stats";
@@ -195,23 +195,32 @@ function eventFilter(query: ReturnType<typeof EventQuery.parse>, nodes?: NodeNam
 
 /**
  * GET /api/v1/events on PostgreSQL (docs/scale-out.md): the page from the store's queries,
- * no page cache. The address table the country/ASN filters need is SQLite's alone so far.
+ * no page cache (another instance's writer may have committed since). The writers store an
+ * address's country and ASN with the batch that brings it, so the filters need no wait.
  */
-export function pgEventList(events: EventReader, nodes?: NodeNames): (request: Request) => Promise<Response> {
+export function pgEventList(events: EventReader, geo: GeoLookup | null, nodes?: NodeNames): (request: Request) => Promise<Response> {
   return async (request) => {
     const query = EventQuery.parse(request.url);
     const filter = eventFilter(query, nodes);
-    if (filter.country !== undefined || filter.asn !== undefined) throw notImplemented("the country and asn filters are not available on PostgreSQL yet (docs/scale-out.md)");
     const page = await events.list(filter, query.limit ?? DEFAULT_PAGE, query.cursor === undefined ? null : Number(query.cursor));
-    const body = stringify({ events: page.events.map((r) => toEventRecord(r)), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) });
+    const body = stringify({ events: page.events.map((r) => toEventRecord(r, geo)), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) });
     return new Response(body, { headers: JSON_HEADERS });
   };
 }
 
-/** `db` is the SQLite database, null on PostgreSQL (where `events` reads and GeoIP is off). */
-export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; list?: (request: Request) => Response | Promise<Response>; outputs?: OutputsStats; nodes?: NodeNames }) => {
+/** `list` serves the list (eventList on SQLite); the store's queries otherwise. */
+export const eventsApi = (deps: {
+  events: EventReader;
+  addresses: AddressStorage;
+  ingest: Ingest;
+  security: () => Stats["security"];
+  geo: GeoLookup | null;
+  list?: (request: Request) => Response | Promise<Response>;
+  outputs?: OutputsStats;
+  nodes?: NodeNames;
+}) => {
   const queries = deps.events;
-  const list = deps.list ?? (deps.db ? eventList(new EventQueries(deps.db), () => deps.ingest.version, { ingest: deps.ingest, geo: deps.geo, nodes: deps.nodes }) : pgEventList(deps.events, deps.nodes));
+  const list = deps.list ?? pgEventList(deps.events, deps.geo, deps.nodes);
   return new Elysia({ name: "events" })
     .get(
       "/api/v1/events",
@@ -244,5 +253,5 @@ export const eventsApi = (deps: { db: Db | null; events: EventReader; ingest: In
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, ingest: deps.ingest, security: deps.security, outputs: deps.outputs, geo: deps.geo, db: deps.db }));
+    .use(statsApi({ queries, addresses: deps.addresses, ingest: deps.ingest, security: deps.security, outputs: deps.outputs, geo: deps.geo }));
 };

@@ -4,8 +4,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
-import type { Db } from "../../db";
-import { activeAddresses, indicators, type AddressIndicator } from "../../db/indicator-store";
+import type { AddressIndicator, IndicatorStorage } from "../../db/indicator-store";
 import type { GeoLookup } from "../../geo";
 import { blocklistFilter, mostActive } from "../indicators/addresses";
 import { toCsv, toMispEvent, toStixBundle } from "../indicators/formats";
@@ -113,7 +112,7 @@ function formatOf(query: { format?: Format }, accept: string | null): Format {
 }
 
 export const indicatorsApi = (deps: {
-  db: Db;
+  indicators: IndicatorStorage;
   ingest: Ingest;
   geo: GeoLookup | null;
   /** Whose nodes' addresses never go on the blocklist. */
@@ -129,7 +128,7 @@ export const indicatorsApi = (deps: {
         const from = now - parseWindow(win);
         // Counters and the address table are written in bulk: have every committed event in them.
         await deps.ingest.countsSettled();
-        const list = indicators(deps.db, from, query.min_count ?? 1, query.limit ?? 10_000, now);
+        const list = await deps.indicators.indicators(from, query.min_count ?? 1, query.limit ?? 10_000, now);
         const format = formatOf(query, request.headers.get("accept"));
         const attribution = deps.geo ? `Countries: ${deps.geo.attribution.country}. ASNs: ${deps.geo.attribution.asn}.` : "";
         if (format === "json") return jsonList(list, win, from, now, deps.geo);
@@ -159,7 +158,7 @@ export const indicatorsApi = (deps: {
         const from = Date.now() - parseWindow(query.window ?? "24h");
         await deps.ingest.countsSettled();
         const keep = blocklistFilter({ includePrivate: query.include_private === "true", excluded: deps.registry ? nodeAddresses(deps.registry) : [] });
-        const ips = mostActive((n) => activeAddresses(deps.db, from, query.min_count ?? 1, n).map((a) => a.ip), query.limit ?? 10_000, keep);
+        const ips = await mostActive(async (n) => (await deps.indicators.activeAddresses(from, query.min_count ?? 1, n)).map((a) => a.ip), query.limit ?? 10_000, keep);
         // Sorted, so that a firewall reloading it sees a stable file (diffs show what changed).
         ips.sort();
         return new Response(ips.length > 0 ? `${ips.join("\n")}\n` : "", { headers: { "content-type": "text/plain; charset=utf-8" } });

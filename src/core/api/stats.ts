@@ -6,9 +6,8 @@
  * event that `GET /api/v1/events` shows.
  */
 import { Elysia, t } from "elysia";
-import type { Db } from "../../db";
-import { asOrgs } from "../../db/address-store";
-import { EventQueries, type TopEntry } from "../../db/event-queries";
+import type { AddressStorage } from "../../db/address-store";
+import { COMMANDS_SAMPLE, type TopEntry } from "../../db/event-queries";
 import type { EventReader } from "../../db/stores";
 import type { GeoLookup } from "../../geo";
 import type { Ingest } from "../ingest/types";
@@ -18,13 +17,6 @@ import { queryParams } from "./query";
 import { OutputStatus, RulesStatus } from "./outputs";
 
 const WINDOW = /^([1-9][0-9]{0,4})([hd])$/;
-/**
- * Commands are not counted at ingest (no hourly counter: reading `input` out of every event
- * would cost the hot path); the top list reads the window's most recent command events, a few
- * pages through the event-type summaries.
- */
-const COMMANDS_SAMPLE = 10_000;
-const COMMAND_EVENT = "cowrie.command.input";
 const MAX_WINDOW_HOURS = 366 * 24;
 
 const TopList = (what: string, example: TopEntry[]) =>
@@ -147,33 +139,12 @@ export interface OutputsStats {
 }
 
 
-/** The most typed commands among the window's most recent COMMANDS_SAMPLE command events. */
-function topCommands(queries: EventQueries, since: number, top: number): TopEntry[] {
-  const counts = new Map<string, number>();
-  let cursor: number | null = null;
-  for (let read = 0; read < COMMANDS_SAMPLE; ) {
-    const page = queries.listStored({ eventType: COMMAND_EVENT, since }, 1000, cursor);
-    for (const e of page.events) {
-      const input = (JSON.parse(e.data) as { input?: unknown }).input;
-      if (typeof input === "string") counts.set(input, (counts.get(input) ?? 0) + 1);
-    }
-    read += page.events.length;
-    if (page.nextCursor === null) break;
-    cursor = page.nextCursor;
-  }
-  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([value, count]) => ({ value, count }));
-}
-
-function withOrgs(db: Db, top: TopEntry[]): NonNullable<Stats["top"]["asns"]> {
-  const orgs = asOrgs(
-    db,
-    top.map((e) => Number(e.value)),
-  );
+async function withOrgs(addresses: AddressStorage, top: TopEntry[]): Promise<NonNullable<Stats["top"]["asns"]>> {
+  const orgs = await addresses.asOrgs(top.map((e) => Number(e.value)));
   return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
 }
 
-/** `db` is null on PostgreSQL, which keeps no GeoIP counters and reads no stored rows here yet: no countries, ASNs or commands then. */
-export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; db: Db | null; outputs?: OutputsStats }) =>
+export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -181,7 +152,9 @@ export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security:
       const window = query.window ?? "24h";
       const windowMs = parseWindow(window);
       await deps.ingest.countsSettled();
-      const s = await deps.queries.stats(windowMs, query.top ?? 10);
+      const top = query.top ?? 10;
+      const s = await deps.queries.stats(windowMs, top);
+      const [asns, commands] = await Promise.all([withOrgs(deps.addresses, s.top.asn), deps.queries.topCommands(s.windowStart, top)]);
       const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.ingest.counters;
       return {
         total_events: s.totalEvents,
@@ -197,9 +170,9 @@ export const statsApi = (deps: { queries: EventReader; ingest: Ingest; security:
           usernames: s.top.username,
           passwords: s.top.password,
           event_types: s.top.event_type,
-          countries: deps.db ? s.top.country : undefined,
-          asns: deps.db ? withOrgs(deps.db, s.top.asn) : undefined,
-          commands: deps.queries instanceof EventQueries ? topCommands(deps.queries, s.windowStart, query.top ?? 10) : undefined,
+          countries: s.top.country,
+          asns,
+          commands,
           hassh: s.top.hassh,
         },
         geo_attribution: deps.geo?.attribution,

@@ -5,8 +5,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
-import type { Db } from "../../db";
-import { eventTimeline } from "../../db/timeline";
+import type { TimelineStorage } from "../../db/timeline";
 import { badRequest, errorResponses } from "./errors";
 import { queryParams } from "./query";
 import { parseWindow } from "./stats";
@@ -36,15 +35,15 @@ function parseStep(raw: string): number {
   return Number(m[1]) * (m[2] === "h" ? 3_600_000 : 60_000);
 }
 
-export const timelineApi = (db: Db) =>
+export const timelineApi = (timeline: TimelineStorage) =>
   new Elysia({ name: "timeline" }).get(
     "/api/v1/stats/timeline",
-    ({ request }) => {
+    async ({ request }) => {
       const query = TimelineQuery.parse(request.url);
       const windowMs = parseWindow(query.window ?? "1h");
       const stepMs = parseStep(query.step ?? "1m");
       if (windowMs / stepMs > MAX_STEPS) throw badRequest(`window / step gives ${Math.ceil(windowMs / stepMs)} steps; at most ${MAX_STEPS}: take a larger step`);
-      const tl = eventTimeline(db, windowMs, stepMs);
+      const tl = await timeline.timeline(windowMs, stepMs);
       return { start: new Date(tl.start).toISOString(), step_seconds: stepMs / 1000, counts: tl.counts };
     },
     {

@@ -10,8 +10,6 @@ import { notImplemented } from "./errors";
 export const SQLITE_ONLY_ROUTES: Record<string, string[]> = {
   "outputs and alert rules": ["/api/v1/outputs", "/api/v1/rules"],
   sessions: ["/api/v1/sessions"],
-  indicators: ["/api/v1/indicators", "/api/v1/blocklist"],
-  timeline: ["/api/v1/stats/timeline"],
 };
 
 export const unavailableApi = () => {

@@ -77,9 +77,9 @@ export function blocklistFilter(opts: { includePrivate: boolean; excluded: Itera
  * all; it is asked for a few more than `limit`, and for more again only when so many were
  * left out that the first read fell short.
  */
-export function mostActive(read: (n: number) => string[], limit: number, keep: (ip: string) => boolean): string[] {
+export async function mostActive(read: (n: number) => string[] | Promise<string[]>, limit: number, keep: (ip: string) => boolean): Promise<string[]> {
   for (let n = limit + 64; ; n *= 4) {
-    const all = read(n);
+    const all = await read(n);
     const kept = all.filter(keep);
     if (kept.length >= limit || all.length < n) return kept.slice(0, limit);
   }

@@ -6,6 +6,7 @@
 import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
 import { EventQueries } from "../../db/event-queries";
+import { addressParts } from "../../db/pg/address-part";
 import type { IngestStart } from "../../db/stores";
 import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";
@@ -14,7 +15,7 @@ import type { Registry } from "../registry";
 import { EventPipeline } from "./pipeline";
 import type { PotSighting } from "./batch-sources";
 import type { Ingest } from "./types";
-import { inlineWriter, workerWriter, type WriterChannel } from "./writer";
+import { geoResolver, inlineWriter, workerWriter, type WriterChannel } from "./writer";
 import { pgWriter } from "./writer-pg";
 
 export { startEventSocket, type EventSocketOptions, type EventSocketHandle } from "./event-socket";
@@ -39,9 +40,13 @@ export interface IngestDeps {
 
 export function createIngest(deps: IngestDeps): Ingest {
   const { config } = deps;
+  const geo = config.geo_enrichment ? { geoipDb: config.geoip_db, asnDb: config.asn_db } : null;
+  const enricher = geo && geoLookup(geo);
+  const enrich = enricher ? (ip: string) => enricher.known(ip) : undefined;
   if (deps.postgres) {
     const { url, start } = deps.postgres;
-    return new EventPipeline({ ...pipelineDeps(deps), writer: deps.writer ?? pgWriter(url), dictionaries: start.dictionaries, spools: start.spools });
+    const parts = [...addressParts(geoResolver(geo))];
+    return new EventPipeline({ ...pipelineDeps(deps), writer: deps.writer ?? pgWriter(url, "copy", parts), dictionaries: start.dictionaries, spools: start.spools, enrich });
   }
   if (!deps.db) throw new Error("createIngest needs a database");
   const db = deps.db;
@@ -49,14 +54,12 @@ export function createIngest(deps: IngestDeps): Ingest {
   // With the writer thread, the checkpointer thread is the one to copy the WAL into the
   // database: a commit on this thread's connection must not start a copy of its own.
   if (useWorker) db.$client.exec("PRAGMA wal_autocheckpoint = 0");
-  const geo = config.geo_enrichment ? { geoipDb: config.geoip_db, asnDb: config.asn_db } : null;
-  const enricher = geo && geoLookup(geo);
   return new EventPipeline({
     ...pipelineDeps(deps),
     writer: useWorker ? workerWriter(config.db, deps.logger, geo) : inlineWriter(db, geo),
     dictionaries: new EventQueries(db).dictionaries(),
     spools: new EventQueries(db).spoolPositions(),
-    enrich: enricher ? (ip) => enricher.known(ip) : undefined,
+    enrich,
   });
 }
 

@@ -5,16 +5,17 @@
  * Requests run one at a time in the order sent, with the same rule after a failed write.
  */
 import { pgClient } from "../../db/pg";
-import { PgEventWriter, type PgWriteMode } from "../../db/pg/event-writer";
+import { PgEventWriter, type PgBatchPart, type PgWriteMode } from "../../db/pg/event-writer";
 import type { WriteResult, WriterChannel } from "./writer";
 
-export function pgWriter(url: string, mode: PgWriteMode = "copy"): WriterChannel {
+/** `parts`: what else each batch adds (PgBatchPart), written in its transaction. */
+export function pgWriter(url: string, mode: PgWriteMode = "copy", parts: PgBatchPart[] = []): WriterChannel {
   const client = pgClient(url, 1);
   // Opened again by the next request when it failed (the server was away as Core started, or
   // stopped while the writer loaded): a rejected open kept forever failed every later write.
   let opened: Promise<PgEventWriter> | null = null;
   const open = () =>
-    (opened ??= PgEventWriter.open(client, mode).catch((e) => {
+    (opened ??= PgEventWriter.open(client, mode, parts).catch((e) => {
       opened = null;
       throw e;
     }));

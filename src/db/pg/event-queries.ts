@@ -7,8 +7,10 @@
 import type { SQL } from "bun";
 import { COUNT_KINDS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, SEG_SIZE, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
 import {
+  GEO_BLOOM_MAX,
   MAX_SEGMENTS_PER_PAGE,
   SEGMENT_SLICE,
+  topCommands,
   toRow,
   type EventFilter,
   type EventPage,
@@ -19,6 +21,7 @@ import {
 import { bloomHas } from "../bloom";
 import { hasshOf, isKexType } from "../hassh";
 import type { EventReader, IngestStart } from "../stores";
+import { addressCondition, PgAddressStore } from "./address-store";
 
 type Raw = { id: string; ts: string; node_id: string | null; pot_id: string | null; pot_type: string | null; event_type: string; src_ip: string | null; data: string };
 
@@ -26,7 +29,20 @@ const row = (r: Raw): EventRow =>
   toRow({ id: Number(r.id), ts: Number(r.ts), nodeId: r.node_id, potId: r.pot_id, potType: r.pot_type, eventType: r.event_type, srcIp: r.src_ip, data: r.data });
 
 export class PgEventQueries implements EventReader {
-  constructor(private readonly sql: SQL) {}
+  private readonly addresses: PgAddressStore;
+
+  constructor(private readonly sql: SQL) {
+    this.addresses = new PgAddressStore(sql);
+  }
+
+  topCommands(since: number, top: number): Promise<TopEntry[]> {
+    return topCommands(
+      (f, cursor) => this.list(f, 1000, cursor),
+      (e) => e.data.input,
+      since,
+      top,
+    );
+  }
 
   async ingestStart(): Promise<IngestStart> {
     const sources: SourceEntry[] = (await this.sql`select id, node_id, pot_id, pot_type from event_sources`).map((r: any) => ({ id: r.id, nodeId: r.node_id, potId: r.pot_id, potType: r.pot_type }));
@@ -84,6 +100,16 @@ export class PgEventQueries implements EventReader {
     if (filter.since !== undefined) conds.push(sql`e.ts >= ${filter.since}`);
     if (filter.until !== undefined) conds.push(sql`e.ts < ${filter.until}`);
     if (filter.srcIp !== undefined) conds.push(sql`e.src_ip = ${filter.srcIp}`);
+    // Country and ASN: the addresses that have them (a lookup per address, never per event).
+    let geoIps: string[] | null = null;
+    if (filter.country !== undefined || filter.asn !== undefined) {
+      const where = { country: filter.country, asn: filter.asn };
+      // A few are checked against the segments' Bloom filters too; more cost more in hashing than scanning does.
+      const some = await this.addresses.where(where, GEO_BLOOM_MAX + 1);
+      if (some.length === 0) return { events: [], nextCursor: null };
+      if (some.length <= GEO_BLOOM_MAX) geoIps = some;
+      conds.push(sql`e.src_ip in (select ip from event_addresses where ${addressCondition(sql, where)})`);
+    }
     const and = (parts: any[]) => parts.reduce((a, p) => sql`${a} and ${p}`);
 
     if (conds.length === 0) {
@@ -92,7 +118,7 @@ export class PgEventQueries implements EventReader {
     }
     const out: EventRow[] = [];
     let scanned = 0;
-    for await (const seg of this.candidateSegments(filter, typeIds, sourceIds, Math.floor(upper / SEG_SIZE))) {
+    for await (const seg of this.candidateSegments(filter, typeIds, sourceIds, Math.floor(upper / SEG_SIZE), geoIps)) {
       if (scanned++ >= MAX_SEGMENTS_PER_PAGE) return { events: out, nextCursor: (seg.seg + 1) * SEG_SIZE };
       const lo = seg.seg * SEG_SIZE;
       const rows = await this.select(
@@ -120,7 +146,13 @@ export class PgEventQueries implements EventReader {
     return (await sql`select id from event_sources where ${where}`).map((r: { id: number }) => r.id);
   }
 
-  private async *candidateSegments(f: EventFilter, typeIds: number[] | null, sourceIds: number[] | null, topSeg: number): AsyncGenerator<{ seg: number; minTs: number; maxTs: number }> {
+  private async *candidateSegments(
+    f: EventFilter,
+    typeIds: number[] | null,
+    sourceIds: number[] | null,
+    topSeg: number,
+    anyOf: string[] | null,
+  ): AsyncGenerator<{ seg: number; minTs: number; maxTs: number }> {
     const sql = this.sql;
     const keyed = async (kind: string, values: number[]) =>
       new Set<number>(
@@ -133,13 +165,14 @@ export class PgEventQueries implements EventReader {
     const until = f.until === undefined ? sql`` : sql`and min_ts < ${f.until}`;
     for (let below = topSeg + 1; ; ) {
       const rows: { seg: number; min_ts: number; max_ts: number; bloom: Uint8Array | null }[] = await sql`
-        select seg::float8 as seg, min_ts::float8 as min_ts, max_ts::float8 as max_ts, ${ip === undefined ? sql`null` : sql`ip_bloom`} as bloom
+        select seg::float8 as seg, min_ts::float8 as min_ts, max_ts::float8 as max_ts, ${ip === undefined && anyOf === null ? sql`null` : sql`ip_bloom`} as bloom
         from event_segments where seg < ${below} ${since} ${until} order by seg desc limit ${SEGMENT_SLICE}`;
       if (rows.length === 0) return;
       for (const r of rows) {
         if (withType && !withType.has(r.seg)) continue;
         if (withSource && !withSource.has(r.seg)) continue;
         if (ip !== undefined && !bloomHas(r.bloom!, ip)) continue;
+        if (anyOf !== null && !anyOf.some((a) => bloomHas(r.bloom!, a))) continue;
         yield { seg: r.seg, minTs: r.min_ts, maxTs: r.max_ts };
       }
       below = rows[rows.length - 1]!.seg;

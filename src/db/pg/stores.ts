@@ -10,6 +10,9 @@ import { openPgDatabase } from "./index";
 import { PgNodeSecretStore } from "./node-secret-store";
 import { PgRecordingStore } from "./recording-store";
 import { PgRegistryStore } from "./registry-store";
+import { PgAddressStore } from "./address-store";
+import { PgIndicatorStore } from "./indicator-store";
+import { PgTimeline } from "./timeline";
 import { WriteQueue } from "./write-queue";
 
 /** How long a stopping Core waits for queued writes while PostgreSQL is away. */
@@ -30,6 +33,9 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
       commands,
       nodeSecrets,
       events,
+      addresses: new PgAddressStore(db.$client),
+      indicators: new PgIndicatorStore(db.$client),
+      timeline: new PgTimeline(db.$client),
       artifacts: new PgArtifactStore(db),
       recordings: new PgRecordingStore(db),
       sqlite: null,
