@@ -3,7 +3,7 @@ export {};
  * `bun run bench`: every benchmark, each reported as ratios to a baseline measured in the same
  * run (these machines are shared and noisy). Pick parts with `bun run bench rest feed ingest`;
  * `bun run bench growth` (database growth, long), `flood` (memory under floods on the control
- * channel), `pg` and `cluster` (need PostgreSQL, and NATS) run only when named.
+ * channel), `pg`, `artifacts` and `cluster` (need PostgreSQL, and NATS) run only when named.
  * Sizes are set by environment variables; see each part's header.
  */
 const parts = process.argv.slice(2);
@@ -40,6 +40,13 @@ if (parts.includes("pg")) {
   const { benchPg } = await import("./pg");
   console.log("## PostgreSQL event writer (COPY vs multi-row INSERT, naive baseline, SQLite)\n");
   console.log(await benchPg());
+  console.log();
+}
+if (parts.includes("artifacts")) {
+  // Needs a PostgreSQL server: only when named.
+  const { benchArtifacts } = await import("./artifacts");
+  console.log("## Artifacts (store and read back: SQLite with a file vs PostgreSQL artifact_chunks)\n");
+  console.log(await benchArtifacts());
   console.log();
 }
 if (parts.includes("cluster")) {

@@ -58,7 +58,7 @@ export const CoreConfig = Type.Object({
   retention_days: Type.Integer({ minimum: 0, default: 0, description: "Delete events older than this many days (0 keeps everything)." }),
   artifacts_dir: Type.String({
     default: "",
-    description: "Folder of the artifacts (files attackers downloaded or uploaded, by SHA-256) and of partial transfers; empty: `artifacts` next to the database file (docs/artifacts.md).",
+    description: "Folder of the artifacts (files attackers downloaded or uploaded, by SHA-256) and of partial transfers; empty: `artifacts` next to the database file. On PostgreSQL, which keeps the bytes itself, only the transfers under way (empty: `./data/artifacts`; docs/artifacts.md).",
   }),
   max_unfinished_recording_bytes: Type.Integer({
     minimum: MAX_RECORDING_BYTES,

@@ -14,6 +14,8 @@ const FILES = [
   "tests/core/events-api.test.ts",
   "tests/core/commands.test.ts",
   ...["geo", "indicators", "stats-commands", "stats-consistency", "node-name-filter", "api-queries", "console-api"].map((f) => `tests/core/${f}.test.ts`),
+  "tests/artifacts/transfer.test.ts",
+  "tests/artifacts/artifacts.test.ts",
 ];
 
 /** Runs the files in a child `bun test` with the backend switch set; fails with its report. */
@@ -134,9 +136,9 @@ test("on PostgreSQL the features that need SQLite are not started: one line at s
     const core = await honeybeeCore(db.url);
     try {
       const line = core.log.split("\n").find((l) => l.includes("not available on PostgreSQL yet"));
-      expect(JSON.parse(line ?? "{}").msg).toBe("not available on PostgreSQL yet: outputs and alert rules, sessions, artifacts (docs/scale-out.md)");
+      expect(JSON.parse(line ?? "{}").msg).toBe("not available on PostgreSQL yet: outputs and alert rules, sessions (docs/scale-out.md)");
       const answers = [];
-      for (const path of ["/api/v1/outputs", "/api/v1/rules/brute-force", "/api/v1/sessions", "/api/v1/artifacts"]) {
+      for (const path of ["/api/v1/outputs", "/api/v1/rules/brute-force", "/api/v1/sessions"]) {
         const res = await getJson(`${core.api}${path}`);
         answers.push([path, res.status, res.body.error?.code]);
       }
@@ -144,7 +146,6 @@ test("on PostgreSQL the features that need SQLite are not started: one line at s
         ["/api/v1/outputs", 501, "not_implemented"],
         ["/api/v1/rules/brute-force", 501, "not_implemented"],
         ["/api/v1/sessions", 501, "not_implemented"],
-        ["/api/v1/artifacts", 501, "not_implemented"],
       ]);
       expect((await getJson(`${core.api}/api/v1/outputs`)).body.error.message).toBe("outputs and alert rules: not available on PostgreSQL yet (docs/scale-out.md)");
       // What PostgreSQL has keeps working beside them.
