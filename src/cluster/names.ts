@@ -66,6 +66,16 @@ export class ClusterNames {
     return `${this.cluster}.registry.>`;
   }
 
+  /** A writer's newest committed event id, after each commit: wakes every instance's outputs and rules. */
+  get committed(): string {
+    return `${this.cluster}.committed`;
+  }
+
+  /** An output or alert rule was added or removed over REST: the other instances read the definitions again. */
+  get readersChanged(): string {
+    return `${this.cluster}.readers.changed`;
+  }
+
   /** Each instance's heartbeat, with the nodes it holds: presence. */
   get presence(): string {
     return `${this.cluster}.presence`;

@@ -8,8 +8,6 @@ import { isPostgresUrl, redactUrl } from "../db/pg";
 import { openStores } from "../db/stores";
 import { geoLookup } from "../geo";
 import { EventQueries } from "../db/event-queries";
-import { EventReader } from "../db/event-reader";
-import { OutputStore } from "../db/output-store";
 import { withGeo } from "./outputs/geo";
 import { createLogger, type Logger } from "../log";
 import { PortInUseError, bindOrExplain } from "../net/bind";
@@ -62,9 +60,9 @@ export interface CoreHandle {
   readonly proxy: ProxyHandle;
   /** Several instances (docs/scale-out.md): the bus, the bridge and this instance's roles; null alone. */
   readonly cluster: { bus: Bus; bridge: BridgeHandle; roles: Set<Role> } | null;
-  /** Outputs and alert rules (docs/outputs.md); null on PostgreSQL (docs/scale-out.md). */
-  readonly outputs: Outputs | null;
-  readonly rules: Rules | null;
+  /** Outputs and alert rules (docs/outputs.md). */
+  readonly outputs: Outputs;
+  readonly rules: Rules;
   stop(): Promise<void>;
 }
 
@@ -146,18 +144,11 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   let writerRole: { problem(): string | null; stop(): Promise<void> } | null = null;
   // Outputs and rules read committed events from the store on their own positions; a commit
   // only wakes them. Stopped before ingest drains (stoppers run in reverse), their positions saved.
-  let outputs: Outputs | null = null;
-  let rules: Rules | null = null;
-  if (db) {
-    const outputStore = new OutputStore(db);
-    // Outputs and rules see the same geo as REST and the feed (country/ASN rules, ECS source.geo).
-    const eventSource = geo ? withGeo(new EventReader(db), (ip) => geo.known(ip) ?? null) : new EventReader(db);
-    const o = new Outputs({ store: outputStore, source: eventSource, logger: log.child({ component: "outputs" }) });
-    const r = new Rules({ store: outputStore, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
-    outputs = o;
-    rules = r;
-    stoppers.push(() => r.stop(), () => o.stop());
-  }
+  // Outputs and rules see the same geo as REST and the feed (country/ASN rules, ECS source.geo).
+  const eventSource = geo ? withGeo(stores.committed, (ip) => geo.known(ip) ?? null) : stores.committed;
+  const outputs = new Outputs({ store: stores.outputs, source: eventSource, logger: log.child({ component: "outputs" }) });
+  const rules = new Rules({ store: stores.outputs, source: eventSource, ingest, logger: log.child({ component: "rules" }) });
+  stoppers.push(() => rules.stop(), () => outputs.stop());
   try {
     await artifacts.start();
     if (clusterBus) {
@@ -174,16 +165,19 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
         stoppers.unshift(() => w.stop());
       }
     }
-    if (outputs && rules) {
-      const o = outputs;
-      const r = rules;
-      o.start(config.outputs);
-      r.start(config.rules);
-      stoppers.push(ingest.onCommit((lastId) => {
-        o.committed(lastId);
-        r.committed(lastId);
-      }));
+    const committed = (lastId: number) => {
+      outputs.committed(lastId);
+      rules.committed(lastId);
+    };
+    if (clusterBus) {
+      const { syncReaders } = await import("../cluster/reader-sync");
+      const sync = syncReaders(clusterBus, { committed, reload: () => Promise.all([outputs.reload(), rules.reload()]).then(() => {}) }, log.child({ component: "outputs" }));
+      outputs.onChange = rules.onChange = () => sync.changed();
+      stoppers.push(() => sync.stop());
     }
+    await outputs.start(config.outputs);
+    await rules.start(config.rules);
+    stoppers.push(ingest.onCommit(committed));
     const nodeChannel = !roles.has("ingest") ? null : bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
         host: config.host,
@@ -225,7 +219,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
     const eventsList =
       stores.events instanceof EventQueries ? eventList(stores.events, () => ingest.version, { ingest, geo, nodes: () => registry.listNodes() }) : pgEventList(stores.events, geo, () => registry.listNodes());
     const lists = { ...registryLists(registry), "/api/v1/events": eventsList };
-    const outputsStats = outputs && rules ? { outputs: () => (outputs as Outputs).stats(), rules: () => (rules as Rules).status() } : undefined;
+    const outputsStats = { outputs: () => outputs.stats(), rules: () => rules.status() };
     const eventsPlugin = eventsApi({ events: stores.events, addresses: stores.addresses, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats, nodes: () => registry.listNodes() });
     const app = createApi({
       logger: log.child({ component: "api" }),
@@ -234,9 +228,9 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       dbPath: stores.postgres ? redactUrl(config.db) : config.db,
       reads: lists,
       plugins:
-        db && outputs && rules
+        db
           ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })]
-          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), timelineApi(stores.timeline), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry }), unavailableApi()],
+          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), timelineApi(stores.timeline), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry }), unavailableApi()],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
@@ -264,7 +258,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       }),
     );
     if (proxy) stoppers.push(() => proxy.stop());
-    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy ?? NO_PROXY, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs?.stats() ?? [] });
+    metrics.attach({ ingest: () => ingest.counters, websocket: () => proxy ?? NO_PROXY, nodeStatuses: () => registry.listNodes().map((n) => n.status), outputs: () => outputs.stats() });
 
     const ports = { node: nodeChannel?.port ?? 0, api: api?.server?.port ?? 0, ws: proxy?.port ?? 0, event: events?.port ?? 0 };
     const clusterInfo = cluster ? { cluster: config.cluster, instance: cluster.bus.instance, roles: [...roles] } : {};

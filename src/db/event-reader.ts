@@ -8,6 +8,7 @@
 import { asc, gt, sql } from "drizzle-orm";
 import { parseWithIds } from "../protocol/json";
 import type { Db } from "./index";
+import type { CommittedEvents } from "./output-storage";
 import { events, eventSources, eventTypes } from "./schema";
 
 interface Source {
@@ -38,7 +39,7 @@ export class StoredEvent {
   }
 }
 
-export class EventReader {
+export class EventReader implements CommittedEvents {
   private readonly sources = new Map<number, Source>();
   private readonly types = new Map<number, string>();
   private readonly page;

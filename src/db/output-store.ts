@@ -1,18 +1,18 @@
 /**
- * What outputs and alert rules keep in the database (docs/outputs.md): each reader's position,
- * the definitions made over REST, and the values `new_value` rules have seen.
+ * What outputs and alert rules keep in the SQLite database (./output-storage.ts): each
+ * reader's position, the definitions made over REST, and the values `new_value` rules have seen.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "./index";
+import { ALONE, type OutputStorage, type StoredDefinition } from "./output-storage";
 import { alertRules, outputs, readerPositions, ruleSeen } from "./schema";
 
-export interface StoredDefinition {
-  name: string;
-  definition: unknown;
-  createdAt: number;
-}
+export type { StoredDefinition };
 
-export class OutputStore {
+export class OutputStore implements OutputStorage {
+  /** One instance uses an SQLite file. */
+  readonly leases = ALONE;
+
   constructor(private readonly db: Db) {}
 
   position(reader: string): number | null {
@@ -46,6 +46,12 @@ export class OutputStore {
     } finally {
       client.exec(`PRAGMA busy_timeout = ${wait}`);
     }
+  }
+
+  savePosition(reader: string, position: number, wait: boolean): boolean {
+    if (!wait) return this.trySetPosition(reader, position);
+    this.setPosition(reader, position);
+    return true;
   }
 
   deletePosition(reader: string): void {

@@ -16,6 +16,7 @@ import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store
 import type { EventFilter, EventPage, EventRow, StatsSummary, TopEntry } from "./event-queries";
 import type { SourceEntry, TypeEntry } from "./event-store";
 import type { NodeRow, PotRow } from "./registry-store";
+import type { CommittedEvents, OutputStorage } from "./output-storage";
 import type { AddressStorage } from "./address-store";
 import type { IndicatorStorage } from "./indicator-store";
 import type { TimelineStorage } from "./timeline";
@@ -73,6 +74,10 @@ export interface Stores {
   readonly commands: CommandStorage;
   readonly nodeSecrets: NodeSecretStore;
   readonly events: EventReader;
+  /** Outputs' and alert rules' definitions, positions and leases (docs/outputs.md). */
+  readonly outputs: OutputStorage;
+  /** Committed events in id order, for outputs and rules. */
+  readonly committed: CommittedEvents;
   /** Source addresses with their country and ASN (GeoIP), written by the event writers. */
   readonly addresses: AddressStorage;
   /** Attacker indicators and the blocklist. */
@@ -112,12 +117,16 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
   const { SqlTimeline } = await import("./timeline");
   const { ArtifactStore } = await import("./artifact-store");
   const { RecordingStore } = await import("./recording-store");
+  const { OutputStore } = await import("./output-store");
+  const { EventReader: CommittedReader } = await import("./event-reader");
   const sqlite = openDatabase(db);
   return {
     registry: new RegistryStore(sqlite),
     commands: new CommandStore(sqlite),
     nodeSecrets: new SqlNodeSecretStore(sqlite),
     events: new EventQueries(sqlite),
+    outputs: new OutputStore(sqlite),
+    committed: new CommittedReader(sqlite),
     addresses: new SqlAddressStore(sqlite),
     indicators: new SqlIndicatorStore(sqlite),
     timeline: new SqlTimeline(sqlite),

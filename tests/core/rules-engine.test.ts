@@ -126,10 +126,10 @@ describe("rule engine", () => {
   });
 });
 
-test("with enrichment plugged in (withGeo), events carry geo and country and ASN rules match", () => {
+test("with enrichment plugged in (withGeo), events carry geo and country and ASN rules match", async () => {
   const stored = [ev({ src_ip: "198.51.100.1" }), ev({ src_ip: "203.0.113.7" }), ev({ src_ip: null })];
   const source = withGeo({ lastId: () => stored.length, after: (p, n) => stored.slice(p, p + n) }, (ip) => (ip === "203.0.113.7" ? { country: "CN", asn: 4134, as_org: "Chinanet" } : null));
-  const events = source.after(0, 10);
+  const events = await source.after(0, 10);
   expect(events.map((e) => e.geo ?? null)).toEqual([null, { country: "CN", asn: 4134, as_org: "Chinanet" }, null]);
   const e = engine({ name: "cn", match: { country: "cn" } }, { name: "new-asn", new_value: "geo.asn" });
   expect(fired(e, events)).toEqual([`cn@${events[1]!.id}`, `new-asn@${events[1]!.id}`]);

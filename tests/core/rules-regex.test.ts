@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { stringify } from "../../src/protocol/json";
-import { EventStreamClient, getJson, startTestCore, type TestCore } from "../helpers";
-import { sendEvents, waitFor } from "../helpers/outputs";
+import { EventStreamClient, getJson, settled, startTestCore, type TestCore } from "../helpers";
+import { rulesCaughtUp, sendEvents } from "../helpers/outputs";
 
 const post = (core: TestCore, body: unknown) => getJson(`${core.api}/api/v1/rules`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const line = (e: Record<string, unknown>) => stringify({ eventid: "cowrie.command.input", pot_id: "ssh-01", pot_type: "cowrie", src_ip: "203.0.113.7", ...e });
 const onInput = (regex: string) => ({ name: "words", match: { fields: [{ field: "data.input", regex }] } });
-const caughtUp = (core: TestCore) => waitFor(() => core.rules!.status().lag === 0, "the rules to read every event");
+const caughtUp = rulesCaughtUp;
 
 /** What is slow the first time (the GeoIP databases the rules' first read opens, a first request), done before anything is measured. */
 async function warmedUp(core: TestCore) {
@@ -60,7 +60,8 @@ describe("rule regexes", () => {
     using c = await EventStreamClient.connect(core.ports.event, { acks: true });
     c.send([...Array.from({ length: 40 }, (_, i) => line({ input: aperiodic(4096, i + 1) })), line({ eventid: "cowrie.session.closed" })]);
     await c.ack(41);
-    expect(core.rules!.status().lag).toBeGreaterThan(0);
+    await settled(core);
+    expect(core.rules.status().lag).toBeGreaterThan(0);
     await caughtUp(core);
   });
 

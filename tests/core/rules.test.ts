@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { getJson, startTestCore, tempDir, type TestCore } from "../helpers";
-import { sendEvents, waitFor } from "../helpers/outputs";
+import { rulesCaughtUp, sendEvents, waitFor } from "../helpers/outputs";
 
 /** A Slack-like incoming webhook: keeps each message's text. */
 function slack() {
@@ -18,7 +18,7 @@ function slack() {
 }
 
 const rulesStatus = async (core: TestCore) => (await getJson(`${core.api}/api/v1/stats`)).body.rules;
-const settled = (core: TestCore) => waitFor(async () => (await rulesStatus(core)).lag === 0, "the rules to read every event");
+const settled = rulesCaughtUp;
 const T0 = Date.parse("2026-11-23T04:00:00Z");
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
 

@@ -1,13 +1,24 @@
 /** Helpers for the output and rule tests: sending events, waiting on what a target received, a TCP relay that can be taken down. */
 import type { Socket, TCPSocketListener } from "bun";
 import { stringify } from "../../src/protocol/json";
-import { EventStreamClient, getJson, type TestCore, until } from "./index";
+import { EventStreamClient, getJson, settled, type TestCore, until } from "./index";
 
-/** Sends flat Cowrie-style events on an acknowledged connection and waits until they are committed. */
+/** Sends flat Cowrie-style events on an acknowledged connection and waits until they are committed (in a cluster, by a writer). */
 export async function sendEvents(core: TestCore, events: Record<string, unknown>[]): Promise<void> {
   using c = await EventStreamClient.connect(core.ports.event, { acks: true });
   c.send(events.map((e) => stringify({ eventid: "cowrie.login.failed", pot_id: "ssh-01", pot_type: "cowrie", src_ip: "203.0.113.7", ...e })));
   await c.ack(events.length);
+  await settled(core);
+}
+
+/**
+ * Waits until the rules have read every committed event and their alerts are committed too (in
+ * a cluster, alerts go through the bus and a writer like any event).
+ */
+export async function rulesCaughtUp(core: TestCore): Promise<void> {
+  await settled(core);
+  await waitFor(async () => (await getJson(`${core.api}/api/v1/stats`)).body.rules.lag === 0, "the rules to read every event");
+  await settled(core);
 }
 
 export const numbered = (from: number, n: number, extra: Record<string, unknown> = {}) => Array.from({ length: n }, (_, i) => ({ seq: from + i, ...extra }));

@@ -13,8 +13,8 @@ import { ApiError, errorResponses, notFound } from "./errors";
 import { noQuery } from "./query";
 
 const ReaderFields = {
-  state: t.Union([t.Literal("idle"), t.Literal("delivering"), t.Literal("retrying"), t.Literal("stopped")], {
-    description: "idle: caught up; delivering; retrying: the last attempt failed (see last_error); stopped.",
+  state: t.Union([t.Literal("idle"), t.Literal("delivering"), t.Literal("retrying"), t.Literal("standby"), t.Literal("stopped")], {
+    description: "idle: caught up; delivering; retrying: the last attempt failed (see last_error); standby: another instance of the cluster delivers (this one takes over when it is gone); stopped.",
   }),
   position: Type.Integer({ minimum: 0, description: "Id of the last event done with (persisted; a restart goes on after it)." }),
   lag: Type.Integer({ minimum: 0, description: "Committed events after the position." }),
@@ -99,9 +99,9 @@ export const outputsApi = (outputs: Outputs, rules: Rules) =>
     )
     .post(
       "/api/v1/outputs",
-      ({ body, request, set }) => {
+      async ({ body, request, set }) => {
         noQuery(request.url);
-        const r = outputs.add(body);
+        const r = await outputs.add(body);
         if (!r.ok) throw fail(r);
         set.status = 201;
         return outputs.get((body as { name: string }).name)!;
@@ -154,13 +154,13 @@ export const outputsApi = (outputs: Outputs, rules: Rules) =>
     )
     .post(
       "/api/v1/rules",
-      ({ body, request, set }) => {
+      async ({ body, request, set }) => {
         noQuery(request.url);
         // A misspelt output name would drop the rule's alerts without a word.
         const routed = (body as { outputs?: unknown } | null)?.outputs;
         const unknown = Array.isArray(routed) ? routed.filter((n) => typeof n === "string" && !outputs.has(n)) : [];
         if (unknown.length > 0) throw new ApiError(400, "bad_request", `invalid rule: /outputs names no output: ${unknown.join(", ")}`);
-        const r = rules.add(body);
+        const r = await rules.add(body);
         if (!r.ok) throw fail(r);
         set.status = 201;
         return rules.get((body as { name: string }).name)!;
@@ -182,9 +182,9 @@ export const outputsApi = (outputs: Outputs, rules: Rules) =>
     )
     .delete(
       "/api/v1/rules/:name",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
-        const r = rules.remove(params.name);
+        const r = await rules.remove(params.name);
         if (!r.ok) throw fail(r);
         return { deleted: params.name };
       },

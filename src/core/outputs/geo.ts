@@ -10,15 +10,19 @@ import type { EventSource } from "./reader";
 export type GeoOf = (ip: string) => Geo | null;
 
 export function withGeo(source: EventSource, geoOf: GeoOf): EventSource {
+  const enrich = (events: OutEvent[]) =>
+    events.map((e): OutEvent => {
+      if (e.geo === undefined && e.src_ip !== null) {
+        const geo = geoOf(e.src_ip);
+        if (geo) e.geo = geo;
+      }
+      return e;
+    });
   return {
     lastId: () => source.lastId(),
-    after: (position, limit) =>
-      source.after(position, limit).map((e): OutEvent => {
-        if (e.geo === undefined && e.src_ip !== null) {
-          const geo = geoOf(e.src_ip);
-          if (geo) e.geo = geo;
-        }
-        return e;
-      }),
+    after: (position, limit) => {
+      const events = source.after(position, limit);
+      return events instanceof Promise ? events.then(enrich) : enrich(events);
+    },
   };
 }

@@ -5,26 +5,26 @@
  * ones it selects to `deliver`, and moves its position only once `deliver` resolved, so a
  * destination that is down loses nothing and catches up, and a slow one delays only itself
  * (ingest never waits for an output).
+ *
+ * Several instances on one database share the positions: a reader delivers only while its
+ * instance holds the reader's lease (db/output-storage.ts), and reads the position afresh each
+ * time it takes it, since another instance may have moved it meanwhile.
  */
+import type { CommittedEvents, OutputStorage } from "../../db/output-storage";
 import type { Logger } from "../../log";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import { backoffMs, type RetryPolicy } from "./backoff";
 import type { OutEvent } from "./event";
 
-/** Where committed events come from: the event store (EventQueries). */
-export interface EventSource {
-  after(position: number, limit: number): OutEvent[];
-  lastId(): number;
+/** Where committed events come from: the store's (db/output-storage.ts), with geo when it is configured. */
+export interface EventSource extends CommittedEvents {
+  after(position: number, limit: number): OutEvent[] | Promise<OutEvent[]>;
 }
 
-export interface PositionStore {
-  position(reader: string): number | null;
-  setPosition(reader: string, position: number): void;
-  /** `setPosition` without waiting for the database's write lock; false when it was taken. */
-  trySetPosition?(reader: string, position: number): boolean;
-}
+export type PositionStore = Pick<OutputStorage, "position" | "savePosition" | "leases">;
 
-export type ReaderState = "idle" | "delivering" | "retrying" | "stopped";
+/** standby: another instance delivers (it holds the lease); this one takes over when it is gone. */
+export type ReaderState = "idle" | "delivering" | "retrying" | "standby" | "stopped";
 
 export interface ReaderStatus {
   state: ReaderState;
@@ -50,6 +50,8 @@ export interface ReaderOptions {
   /** True while the reader would take nothing (no alert rules): it moves to the newest event without reading any. */
   skipAll?: () => boolean;
   deliver: (events: OutEvent[]) => Promise<void>;
+  /** This instance took the lease (at start, or from another instance). */
+  onTake?: () => void;
   logger: Logger;
 }
 
@@ -70,10 +72,16 @@ const PERSIST_EVERY_MS = 1000;
 const PERSIST_WAIT_AFTER_MS = 10_000;
 /** A wake-up in case a commit notification was missed; commits normally wake readers at once. */
 const IDLE_POLL_MS = 5000;
+/**
+ * How often a holder makes sure it still holds its lease, and a standby instance tries to take
+ * it: the longest two instances may both deliver after a holder lost its database connection,
+ * and about how long a reader waits after its holder died.
+ */
+const LEASE_CHECK_MS = 1000;
 
 export class StoreReader {
-  private pos: number;
-  private persisted: number;
+  private pos = 0;
+  private persisted = 0;
   /** When the position was last written or tried (for PERSIST_EVERY_MS), and last written. */
   private persistedAt = 0;
   private savedAt = Date.now();
@@ -89,14 +97,19 @@ export class StoreReader {
   private readonly warn: RateLimitedLog;
   /** Rejects when the reader stops, so a delivery stuck connecting does not hold up a shutdown. */
   private readonly stopping = Promise.withResolvers<never>();
+  /** Whether this instance holds the lease, and when that was last made sure of. */
+  private holding = false;
+  private leaseCheckedAt = 0;
 
   constructor(private readonly o: ReaderOptions) {
     this.stopping.promise.catch(() => {});
-    const stored = o.positions.position(o.key);
-    this.pos = stored ?? (o.from === "earliest" ? 0 : o.source.lastId());
-    this.persisted = this.pos;
-    if (stored === null) o.positions.setPosition(o.key, this.pos);
     this.warn = new RateLimitedLog(o.logger, 3, 60_000);
+  }
+
+  /** Stores where a new reader starts, unless it has a position: so events committed before it first reads are not skipped. */
+  static async pin(positions: PositionStore, source: EventSource, key: string, from: "latest" | "earliest"): Promise<void> {
+    if ((await positions.position(key)) !== null) return;
+    await positions.savePosition(key, from === "earliest" ? 0 : await source.lastId(), true);
   }
 
   get position(): number {
@@ -115,15 +128,25 @@ export class StoreReader {
     if (this.idle) this.wake?.();
   }
 
-  /** Stops after the delivery in progress (or at once when `abort` makes it fail); the position is saved. */
-  async stop(abort?: () => Promise<void>): Promise<void> {
+  /**
+   * Stops after the delivery in progress (or at once when `abort` makes it fail); the position
+   * is saved (unless `save` is false: the reader was removed, its position with it) and the lease let go.
+   */
+  async stop(abort?: () => Promise<void>, save = true): Promise<void> {
     this.stopped = true;
     this.stopping.reject(new Error("output stopped"));
     this.wake?.();
     await abort?.();
     await this.loop;
     this.state = "stopped";
-    this.save(true);
+    if (!this.holding) return;
+    if (save) await this.save(true);
+    this.holding = false;
+    try {
+      await this.o.positions.leases.release(this.o.key);
+    } catch {
+      // Let go with the connection anyway when Core stops.
+    }
   }
 
   status(): ReaderStatus {
@@ -153,17 +176,16 @@ export class StoreReader {
   }
 
   /** Writes the position; `wait` false gives up when the write lock is taken (unless the saved one is old). */
-  private save(wait = false): void {
-    if (this.persisted === this.pos) return;
+  private async save(wait = false): Promise<void> {
+    if (this.persisted === this.pos || !this.holding) return;
+    const pos = this.pos;
     try {
-      const { positions } = this.o;
-      const now = wait || !positions.trySetPosition || Date.now() - this.savedAt >= PERSIST_WAIT_AFTER_MS;
-      if (now) positions.setPosition(this.o.key, this.pos);
-      else if (!positions.trySetPosition!(this.o.key, this.pos)) {
+      const mustWait = wait || Date.now() - this.savedAt >= PERSIST_WAIT_AFTER_MS;
+      if (!(await this.o.positions.savePosition(this.o.key, pos, mustWait))) {
         this.persistedAt = Date.now();
         return;
       }
-      this.persisted = this.pos;
+      this.persisted = pos;
       this.savedAt = Date.now();
     } catch (e) {
       // The position stays in memory and is written next time; a crash meanwhile repeats deliveries, never skips them.
@@ -172,15 +194,51 @@ export class StoreReader {
     this.persistedAt = Date.now();
   }
 
+  /** Whether this instance may deliver now: takes or confirms the lease, at most every LEASE_CHECK_MS while held. */
+  private async lease(): Promise<boolean> {
+    if (this.holding && Date.now() - this.leaseCheckedAt < LEASE_CHECK_MS) return true;
+    const { positions, key } = this.o;
+    try {
+      const held = await positions.leases.take(key);
+      this.leaseCheckedAt = Date.now();
+      if (held && !this.holding) {
+        const stored = await positions.position(key);
+        this.pos = stored ?? (this.o.from === "earliest" ? 0 : await this.o.source.lastId());
+        if (stored === null) await positions.savePosition(key, this.pos, true);
+        this.persisted = this.pos;
+        this.holding = true;
+        this.o.onTake?.();
+      } else if (!held) {
+        if (this.holding) this.o.logger.warn("another instance delivers now (this one lost its lease)");
+        this.holding = false;
+        // What the holder has saved, for this instance's status.
+        this.pos = (await positions.position(key)) ?? this.pos;
+      }
+      return held;
+    } catch (e) {
+      // Not knowing is not holding: another instance may have it by now.
+      this.holding = false;
+      this.lastError = `taking the lease: ${(e as Error).message}`;
+      this.warn.warn(`${key}:lease`, { err: this.lastError }, "cannot take the reader's lease; retrying");
+      return false;
+    }
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
+      if (!(await this.lease())) {
+        if (this.stopped) return;
+        this.state = "standby";
+        await this.sleep(LEASE_CHECK_MS, false);
+        continue;
+      }
       let rows: OutEvent[];
       try {
         if (this.o.skipAll?.()) {
-          this.pos = Math.max(this.pos, this.o.source.lastId());
+          this.pos = Math.max(this.pos, await this.o.source.lastId());
           rows = [];
         } else {
-          rows = this.o.source.after(this.pos, READ_ROWS);
+          rows = await this.o.source.after(this.pos, READ_ROWS);
         }
       } catch (e) {
         // A database that cannot be read now (locked, damaged, gone) is retried like a destination.
@@ -192,7 +250,7 @@ export class StoreReader {
       if (rows.length === 0) {
         // Caught up. Not at every commit (a reader that takes nothing is woken by each): the
         // write lock it takes is the event writer's, which then waits for it.
-        if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
+        if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) await this.save();
         this.state = "idle";
         await this.sleep(IDLE_POLL_MS, true);
         continue;
@@ -202,14 +260,14 @@ export class StoreReader {
         const batch = picked.slice(i, i + this.o.batchSize);
         if (!(await this.deliver(batch))) return;
         this.pos = batch[batch.length - 1]!.id;
-        if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
+        if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) await this.save();
       }
       if (this.stopped) return;
       this.pos = rows[rows.length - 1]!.id;
       // A backlog read and written without waiting (a file, skipped events) would otherwise keep
       // the event loop, and with it the sockets that receive events, to itself until caught up.
       await new Promise((resolve) => setImmediate(resolve));
-      if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) this.save();
+      if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) await this.save();
     }
   }
 

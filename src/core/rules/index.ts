@@ -4,10 +4,11 @@
  * `alert.<rule>` with the node, pot and source address of the event that raised it, so it is
  * in REST, the live feed and the log like any event, and outputs ship it: those whose
  * `event_types` take it and those the rule names. The position moves once the alerts of a
- * batch are committed: at least once (a crash in between raises them again).
+ * batch are committed: at least once (a crash in between raises them again). Several instances
+ * evaluate the rules by turns: the one that holds the reader's lease (../outputs/reader.ts).
  */
 import { ConfigError } from "../../config";
-import type { OutputStore } from "../../db/output-store";
+import type { OutputStorage } from "../../db/output-storage";
 import type { Logger } from "../../log";
 import { stringify } from "../../protocol/json";
 import type { Ingest } from "../ingest/types";
@@ -40,14 +41,16 @@ export class Rules {
   private readonly engine: RuleEngine;
   private reader: StoreReader | null = null;
   private alerts = 0;
-  private lastCommitted: number;
+  private lastCommitted = 0;
   /** New values seen in the batch being delivered, stored once its alerts are committed. */
   private newSeen: [string, string][] = [];
+  private changes: Promise<unknown> = Promise.resolve();
+  /** Told after a definition was added or removed here (the other instances reload). */
+  onChange: () => void = () => {};
 
   constructor(
-    private readonly deps: { store: OutputStore; source: EventSource; ingest: Ingest; logger: Logger },
+    private readonly deps: { store: OutputStorage; source: EventSource; ingest: Ingest; logger: Logger },
   ) {
-    this.lastCommitted = deps.source.lastId();
     this.engine = new RuleEngine({
       has: (rule, value) => this.seenOf(rule).has(value),
       add: (rule, value) => {
@@ -59,7 +62,7 @@ export class Rules {
     });
   }
 
-  start(fromConfig: unknown[]): void {
+  async start(fromConfig: unknown[]): Promise<void> {
     for (const raw of fromConfig) {
       const p = parseRule(raw);
       const problem = p.ok ? this.compileError(p.value) : p.error;
@@ -67,16 +70,9 @@ export class Rules {
       if (this.defs.has(p.value.name)) throw new ConfigError(`invalid value for "rules": two rules are named ${JSON.stringify(p.value.name)}`);
       this.defs.set(p.value.name, { rule: p.value, origin: "config" });
     }
-    for (const row of this.deps.store.rules()) {
-      const p = parseRule(row.definition);
-      if (!p.ok || this.compileError(p.value) !== null) {
-        this.deps.logger.error({ rule: row.name }, "stored rule is not valid; not used");
-        continue;
-      }
-      if (this.defs.has(p.value.name)) continue;
-      this.defs.set(p.value.name, { rule: p.value, origin: "api" });
-    }
-    this.engine.setRules(this.rules());
+    this.lastCommitted = await this.deps.source.lastId();
+    await this.load();
+    await StoreReader.pin(this.deps.store, this.deps.source, "rules", "latest");
     this.reader = new StoreReader({
       key: "rules",
       source: this.deps.source,
@@ -89,9 +85,42 @@ export class Rules {
       // Without rules, events are not even read (a rule applies from the next event on).
       skipAll: () => this.engine.size === 0,
       deliver: (events) => this.deliver(events),
+      // Another instance may have seen values meanwhile.
+      onTake: () => this.seen.clear(),
       logger: this.deps.logger,
     });
     this.reader.start();
+  }
+
+  /** Takes the rules defined over REST as stored now (another instance may have changed them). */
+  reload(): Promise<void> {
+    return this.serially(() => this.load());
+  }
+
+  private async load(): Promise<void> {
+    const stored = new Map<string, AlertRule>();
+    for (const row of await this.deps.store.rules()) {
+      const p = parseRule(row.definition);
+      if (!p.ok || this.compileError(p.value) !== null) {
+        if (!this.defs.has(row.name)) this.deps.logger.error({ rule: row.name }, "stored rule is not valid; not used");
+        continue;
+      }
+      stored.set(p.value.name, p.value);
+    }
+    for (const [name, d] of this.defs) {
+      if (d.origin === "api" && !stored.has(name)) {
+        this.defs.delete(name);
+        this.seen.delete(name);
+      }
+    }
+    for (const rule of stored.values()) if (this.defs.get(rule.name)?.origin !== "config") this.defs.set(rule.name, { rule, origin: "api" });
+    this.engine.setRules(this.rules());
+  }
+
+  private serially<T>(f: () => Promise<T>): Promise<T> {
+    const p = this.changes.then(f);
+    this.changes = p.catch(() => {});
+    return p;
   }
 
   committed(lastId: number): void {
@@ -112,32 +141,40 @@ export class Rules {
     return { ...s, lag: Math.max(0, this.lastCommitted - s.position), alerts: this.alerts, suppressed: this.engine.suppressed() };
   }
 
-  add(raw: unknown): RuleChange {
+  async add(raw: unknown): Promise<RuleChange> {
     const p = parseRule(raw);
     if (!p.ok) return { ok: false, status: 400, code: "bad_request", message: p.error };
     const problem = this.compileError(p.value);
     if (problem !== null) return { ok: false, status: 400, code: "bad_request", message: problem };
-    const name = p.value.name;
-    if (this.defs.has(name) || !this.deps.store.addRule(name, p.value)) return { ok: false, status: 409, code: "conflict", message: `a rule named ${name} exists already` };
-    this.defs.set(name, { rule: p.value, origin: "api" });
-    this.engine.setRules(this.rules());
-    this.deps.logger.info({ rule: name }, "rule added");
-    return { ok: true };
+    const rule = p.value;
+    const name = rule.name;
+    return this.serially(async () => {
+      if (this.defs.has(name) || !(await this.deps.store.addRule(name, rule))) return { ok: false, status: 409, code: "conflict", message: `a rule named ${name} exists already` } as const;
+      this.defs.set(name, { rule, origin: "api" });
+      this.engine.setRules(this.rules());
+      this.deps.logger.info({ rule: name }, "rule added");
+      this.onChange();
+      return { ok: true } as const;
+    });
   }
 
-  remove(name: string): RuleChange {
-    const d = this.defs.get(name);
-    if (!d) return { ok: false, status: 404, code: "not_found", message: `rule ${name} does not exist` };
-    if (d.origin === "config") return { ok: false, status: 409, code: "conflict", message: `rule ${name} is defined in the config file; remove it there` };
-    this.defs.delete(name);
-    this.seen.delete(name);
-    this.deps.store.deleteRule(name);
-    this.engine.setRules(this.rules());
-    this.deps.logger.info({ rule: name }, "rule removed");
-    return { ok: true };
+  remove(name: string): Promise<RuleChange> {
+    return this.serially(async () => {
+      const d = this.defs.get(name);
+      if (!d) return { ok: false, status: 404, code: "not_found", message: `rule ${name} does not exist` } as const;
+      if (d.origin === "config") return { ok: false, status: 409, code: "conflict", message: `rule ${name} is defined in the config file; remove it there` } as const;
+      await this.deps.store.deleteRule(name);
+      this.defs.delete(name);
+      this.seen.delete(name);
+      this.engine.setRules(this.rules());
+      this.deps.logger.info({ rule: name }, "rule removed");
+      this.onChange();
+      return { ok: true } as const;
+    });
   }
 
   async stop(): Promise<void> {
+    await this.changes;
     await this.reader?.stop();
   }
 
@@ -155,16 +192,28 @@ export class Rules {
     }
   }
 
+  /** Loaded before each batch (loadSeen): the engine asks synchronously. */
   private seenOf(rule: string): Set<string> {
     let s = this.seen.get(rule);
     if (!s) {
-      s = new Set(this.deps.store.seenValues(rule));
+      s = new Set();
       this.seen.set(rule, s);
     }
     return s;
   }
 
+  /** What the `new_value` rules have seen, for those not read yet. */
+  private async loadSeen(): Promise<void> {
+    for (const { rule } of this.defs.values()) {
+      if (rule.new_value === undefined || this.seen.has(rule.name)) continue;
+      const values = await this.deps.store.seenValues(rule.name);
+      // A removal while it was read: nothing to remember.
+      if (this.defs.get(rule.name)?.rule === rule) this.seen.set(rule.name, new Set(values));
+    }
+  }
+
   private async deliver(events: OutEvent[]): Promise<void> {
+    await this.loadSeen();
     let raised = 0;
     let slice = performance.now();
     for (const e of events) {
@@ -185,7 +234,7 @@ export class Rules {
     this.newSeen = [];
     const byRule = new Map<string, string[]>();
     for (const [rule, value] of seen) byRule.set(rule, [...(byRule.get(rule) ?? []), value]);
-    for (const [rule, values] of byRule) if (this.defs.has(rule)) this.deps.store.addSeen(rule, values);
+    for (const [rule, values] of byRule) if (this.defs.has(rule)) await this.deps.store.addSeen(rule, values);
   }
 }
 

@@ -7,6 +7,8 @@ import { PgArtifactStore } from "./artifact-store";
 import { PgCommandStore } from "./command-store";
 import { PgEventQueries } from "./event-queries";
 import { openPgDatabase } from "./index";
+import { PgCommittedEvents } from "./committed-events";
+import { PgOutputStore } from "./output-store";
 import { PgNodeSecretStore } from "./node-secret-store";
 import { PgRecordingStore } from "./recording-store";
 import { PgRegistryStore } from "./registry-store";
@@ -28,11 +30,14 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
     });
     const events = new PgEventQueries(db.$client);
     const [registry, commands, nodeSecrets, start] = await Promise.all([PgRegistryStore.open(db, writes), PgCommandStore.open(db, writes), new PgNodeSecretStore(db), events.ingestStart()]);
+    const outputs = new PgOutputStore(db, url);
     return {
       registry,
       commands,
       nodeSecrets,
       events,
+      outputs,
+      committed: new PgCommittedEvents(db.$client),
       addresses: new PgAddressStore(db.$client),
       indicators: new PgIndicatorStore(db.$client),
       timeline: new PgTimeline(db.$client),
@@ -44,6 +49,7 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
         // Bounded: a stop must not wait for a server that is gone.
         const lost = await writes.close(WRITE_DRAIN_MS);
         if (lost) report(new Error(`${lost} registry and command writes were not stored: PostgreSQL could not be reached within ${WRITE_DRAIN_MS / 1000} s of stopping`));
+        await outputs.close();
         await db.$client.close();
       },
     };
