@@ -12,12 +12,13 @@ import { parseCast } from "../../src/cli/replay";
 import { cli } from "../cli/cli-helpers";
 import { freePort, getJson, startTestCore, tempDir, until } from "../helpers";
 import { SSH_PASSWORD_OPTS, requireTool, sshPasswordEnv } from "../helpers/clients";
+import { onPostgres } from "../helpers/postgres";
 
 const SSH_OPTS = [...SSH_PASSWORD_OPTS, "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password"];
 
 test("an SSH session into cowrie on a node: listed, its page in order, its recording equal to what the client saw", async () => {
   using dir = tempDir();
-  await using core = await startTestCore({ db: `${dir.path}/core.db` });
+  await using core = await startTestCore(onPostgres() ? {} : { db: `${dir.path}/core.db` });
   const node = await startNode(
     { core: `127.0.0.1:${core.ports.node}`, events: `127.0.0.1:${core.ports.event}`, data: `${dir.path}/node`, name: "rec", relay_port: 0, log_level: "silent", heartbeat_ms: 200, reconnect_min_ms: 10, reconnect_max_ms: 200 },
     silentLogger(),
