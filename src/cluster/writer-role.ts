@@ -18,6 +18,7 @@ import { pgClient } from "../db/pg";
 import { addressParts } from "../db/pg/address-part";
 import { geoLookup, type GeoLookup } from "../geo";
 import { PgClusterEventWriter, type ClusterCommit } from "../db/pg/event-writer-cluster";
+import { PgSessionPart } from "../db/pg/session-part";
 import type { PgWriteMode } from "../db/pg/event-writer";
 import type { Logger } from "../log";
 import { RateLimitedLog } from "../net/rate-limited-log";
@@ -112,6 +113,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
   const c = opts.config;
   const geo = c.geo_enrichment ? geoLookup({ geoipDb: c.geoip_db ?? "", asnDb: c.asn_db ?? "" }) : null;
   const parts = [...addressParts(geo ? (ip) => geo.lookup(ip) : undefined)];
+  parts.push(new PgSessionPart());
   let writer: PgClusterEventWriter;
   try {
     writer = await PgClusterEventWriter.openCluster(sql, opts.mode, parts);

@@ -229,8 +229,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       reads: lists,
       plugins:
         db
-          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ db, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })]
-          : [nodesApi(registry, lists), eventsPlugin, commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), timelineApi(stores.timeline), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry }), unavailableApi()],
+          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ sessions: stores.sessions, recordings: stores.recordings, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })]
+          : [nodesApi(registry, lists), eventsPlugin, sessionsApi({ sessions: stores.sessions, recordings: stores.recordings, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), timelineApi(stores.timeline), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry }), unavailableApi()],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

@@ -1,14 +1,15 @@
 /**
- * Reading attack sessions (docs/sessions.md): the list with its filters, one session's events
- * through the segments its row names, and its terminal recording. The rows are written by
- * session-tracker.ts in the event writer's transactions.
+ * Reading attack sessions (docs/sessions.md): the list with its filters, and one session's
+ * events through the segments its row names. The rows are written by session-tracker.ts in the
+ * event writer's transactions. Recordings: recording-store.ts.
  */
 import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./index";
 import { type EventRow, eventRowColumns, toRow } from "./event-queries";
 import { SEG_SIZE } from "./event-store";
 import { sessionOf } from "./session-fields";
-import { events, eventSources, eventTypes, sessionRecordings, sessions } from "./schema";
+import { events, eventSources, eventTypes, sessions } from "./schema";
+import type { MaybePromise } from "./stores";
 
 
 export interface SessionFilter {
@@ -59,18 +60,24 @@ export interface SessionPage {
  * Session rows one page may scan without an index (a filter on the address or the time
  * alone) before it returns what it found with a cursor to go on from.
  */
-const MAX_SCAN = 200_000;
+export const MAX_SCAN = 200_000;
 /** Events a session page holds at most (a scripted bot can type thousands of commands). */
 export const MAX_SESSION_EVENTS = 5000;
 
-export interface Recording {
-  size: number;
-  sha256: string;
-  data: Buffer;
-  receivedAt: number;
+/**
+ * The sessions REST and the console read (docs/sessions.md), on either backend: SQLite here,
+ * PostgreSQL in pg/session-queries.ts. A session's events are read through the segments its
+ * row names, within its first and last event ids, of its source.
+ */
+export interface SessionStorage {
+  /** Newest first; `cursor` is the `nextCursor` of the previous page. */
+  list(f: SessionFilter, limit: number, cursor: number | null): MaybePromise<SessionPage>;
+  get(id: number): MaybePromise<SessionRow | null>;
+  /** The session's events in order, at most MAX_SESSION_EVENTS. */
+  events(s: SessionRow): MaybePromise<EventRow[]>;
 }
 
-export class SessionQueries {
+export class SessionQueries implements SessionStorage {
   constructor(private readonly db: Db) {}
 
   list(f: SessionFilter, limit: number, cursor: number | null): SessionPage {
@@ -135,26 +142,6 @@ export class SessionQueries {
       if (out.length >= MAX_SESSION_EVENTS) break;
     }
     return out;
-  }
-
-  recording(s: SessionRow): Recording | null {
-    if (s.node_id === null || s.pot_id === null) return null;
-    const r = this.db
-      .select({ size: sessionRecordings.size, sha256: sessionRecordings.sha256, data: sessionRecordings.data, receivedAt: sessionRecordings.receivedAt })
-      .from(sessionRecordings)
-      .where(and(eq(sessionRecordings.nodeId, s.node_id.toString()), eq(sessionRecordings.potId, s.pot_id), eq(sessionRecordings.session, s.session)))
-      .get();
-    return r ?? null;
-  }
-
-  /** Stores a recording a node sent (a second copy of the same one replaces the first). */
-  saveRecording(nodeId: bigint, potId: string, session: string, data: Buffer, sha256: string, now = Date.now()): void {
-    const row = { nodeId: nodeId.toString(), potId, session, size: data.length, sha256, data, receivedAt: now };
-    this.db
-      .insert(sessionRecordings)
-      .values(row)
-      .onConflictDoUpdate({ target: [sessionRecordings.nodeId, sessionRecordings.potId, sessionRecordings.session], set: { size: row.size, sha256, data, receivedAt: now } })
-      .run();
   }
 
   private select() {

@@ -3,15 +3,16 @@
  * field (Cowrie's, whatever the shape it arrived in) belongs to the session of that id within
  * its source (node, pot). See the `sessions` table in schema.ts for the storage.
  *
- * This is the writer side, run inside the event writer's batch transaction; the reader side
- * is session-queries.ts, on the main thread's connection.
+ * This is the SQLite writer side, run inside the event writer's batch transaction: it writes
+ * what session-delta.ts finds a batch adds, by row id. The reader side is session-queries.ts,
+ * on the main thread's connection.
  */
 import { and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "./index";
 import { positional, slot } from "./positional";
-import { SEG_SIZE } from "./event-store";
 import { eventSources, sessionRecordings, sessions } from "./schema";
-import { credentials, Kind, nextSessionKey, SESSION_ID, sessionAt, sessionKey, sessionKeyAt, SessionScan, type SessionKey } from "./session-fields";
+import { SessionBatcher, SessionEntry } from "./session-delta";
+import type { Kind } from "./session-fields";
 
 /**
  * Sessions the writer finds in memory, the most recently active ones (least recently active
@@ -21,41 +22,6 @@ import { credentials, Kind, nextSessionKey, SESSION_ID, sessionAt, sessionKey, s
  * ~0.6 µs more per event than 20,000 when every event is a new session).
  */
 const KNOWN_SESSIONS = 20_000;
-
-/**
- * A session the writer knows: its row (`id`), what it stored last, and what the batch being
- * written adds (valid while `batch` is the current batch). Sessions of the same id from other
- * sources (node, pot) hang off `other`: the map is keyed by the id alone, the cheaper key.
- */
-class Entry {
-  lastSeg = -1;
-  login = false;
-  batch = 0;
-  other: Entry | undefined = undefined;
-  // What this batch adds:
-  srcIp: string | null = null;
-  startTs = 0;
-  endTs = 0;
-  firstEventId = 0;
-  lastEventId = 0;
-  events = 0;
-  newLogin = false;
-  username: string | null = null;
-  password: string | null = null;
-  commands = 0;
-  files = 0;
-  ttylog = 0;
-  closed = 0;
-  segs = "";
-
-  constructor(
-    readonly id: number,
-    /** The row does not exist yet: this batch inserts it. */
-    public fresh: boolean,
-    readonly sourceId: number,
-    readonly session: string,
-  ) {}
-}
 
 /**
  * New session rows per INSERT statement, with positional placeholders filled from one reused
@@ -92,11 +58,7 @@ function sessionRows(rows: number) {
 }
 
 export class SessionTracker {
-  /** By the session id's key (see SessionKey), least recently active first. */
-  private known = new Map<SessionKey, Entry>();
-  private readonly scan = new SessionScan();
-  private nextId = 1;
-  private batch = 0;
+  private batcher = new SessionBatcher();
   /** A batch was written and not (yet) committed. */
   private uncommitted = false;
   private readonly insertMany;
@@ -155,8 +117,8 @@ export class SessionTracker {
 
   /** The most recent sessions, from the table (at start, and after a batch was rolled back). */
   private load(): void {
-    this.known = new Map();
-    this.nextId = (this.db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0) + 1;
+    const b = (this.batcher = new SessionBatcher());
+    b.nextId = (this.db.select({ max: sql<number | null>`max(${sessions.id})` }).from(sessions).get()?.max ?? 0) + 1;
     const recent = this.db
       .select({ id: sessions.id, sourceId: sessions.sourceId, session: sessions.session, segs: sessions.segs, login: sessions.loginSuccess })
       .from(sessions)
@@ -165,12 +127,10 @@ export class SessionTracker {
       .all();
     for (let i = recent.length - 1; i >= 0; i--) {
       const r = recent[i]!;
-      const e = new Entry(r.id, false, r.sourceId, r.session);
+      const e = new SessionEntry(r.id, false, r.sourceId, r.session);
       e.lastSeg = Number(r.segs.slice(r.segs.lastIndexOf(",") + 1));
       e.login = r.login === 1;
-      const key = sessionKey(r.session);
-      e.other = this.known.get(key);
-      this.known.set(key, e);
+      b.remember(e);
     }
   }
 
@@ -183,87 +143,8 @@ export class SessionTracker {
   write(n: number, firstId: number, bytes: Buffer, ends: Int32Array, ts: Float64Array, sourceIds: Int32Array, typeIds: Int32Array, ips: string[], kinds: Kind[]): void {
     if (this.uncommitted) this.load();
     this.uncommitted = true;
-    const batch = ++this.batch;
-    const touched: Entry[] = [];
-    // The segment as text, for new entries' `segs` (one segment per 4096 events).
-    let segOf = -1;
-    let segText = "";
-    // Where the session key occurs next in the batch's bytes (-1: nowhere): one search finds
-    // it for every event up to the next that has it.
-    let next = -2;
-    const scan = this.scan;
-    for (let i = 0; i < n; i++) {
-      const from = i === 0 ? 0 : ends[i - 1]!;
-      const to = ends[i]!;
-      if (next !== -1 && next < from) next = nextSessionKey(bytes, from);
-      if (next === -1 || next >= to) continue;
-      if (!scan.find(bytes, from, to, next)) continue;
-      const key = sessionKeyAt(bytes, scan);
-      const sourceId = sourceIds[i]!;
-      const id = firstId + i;
-      const t = ts[i]!;
-      const seg = Math.floor(id / SEG_SIZE);
-      const head = this.known.get(key);
-      let e = head;
-      while (e !== undefined && e.sourceId !== sourceId) e = e.other;
-      if (e === undefined) {
-        const session = typeof key === "number" ? sessionAt(bytes, scan) : key;
-        if (typeof key !== "number" && !SESSION_ID.test(session)) continue;
-        e = new Entry(this.nextId++, true, sourceId, session);
-        // Another source's session of the same id stays in the chain.
-        e.other = head;
-        this.known.set(key, e);
-        // Most sessions of attack traffic are new ones of a single event: begun here, without
-        // `begin` resetting what the constructor just set.
-        e.batch = batch;
-        e.srcIp = ips[i] || null;
-        e.startTs = e.endTs = t;
-        e.firstEventId = id;
-        touched.push(e);
-      } else if (e.batch !== batch) {
-        begin(e, batch, id, t, ips[i] || null);
-        touched.push(e);
-        if (!e.fresh) {
-          // Most recently active last.
-          this.known.delete(key);
-          this.known.set(key, head!);
-        }
-      }
-      e.srcIp ??= ips[i] || null;
-      if (t < e.startTs) e.startTs = t;
-      if (t > e.endTs) e.endTs = t;
-      e.lastEventId = id;
-      e.events++;
-      if (seg !== e.lastSeg) {
-        if (seg !== segOf) segText = String((segOf = seg));
-        e.segs = e.segs === "" && e.fresh ? segText : `${e.segs},${segText}`;
-        e.lastSeg = seg;
-      }
-      switch (kinds[typeIds[i]!] ?? Kind.Other) {
-        case Kind.LoginSuccess:
-          if (!e.login && !e.newLogin) {
-            const creds = credentials(bytes.toString("utf8", from, to));
-            e.username = creds.username;
-            e.password = creds.password;
-          }
-          e.newLogin = true;
-          break;
-        case Kind.Command:
-          e.commands++;
-          break;
-        case Kind.File:
-          e.files++;
-          break;
-        case Kind.TtyLog:
-          e.ttylog = 1;
-          break;
-        case Kind.Closed:
-          e.closed = 1;
-          break;
-      }
-    }
-    this.store(touched);
-    this.forget();
+    this.store(this.batcher.read(n, firstId, bytes, ends, ts, sourceIds, typeIds, ips, kinds));
+    this.batcher.forget(KNOWN_SESSIONS);
   }
 
   /** The batch whose sessions were written last is committed. */
@@ -271,7 +152,7 @@ export class SessionTracker {
     this.uncommitted = false;
   }
 
-  private store(touched: Entry[]): void {
+  private store(touched: SessionEntry[]): void {
     const v = this.rowValues;
     let rows = 0;
     const u = this.updateValues;
@@ -330,25 +211,6 @@ export class SessionTracker {
     }
   }
 
-  /** Keeps at most KNOWN_SESSIONS in memory, forgetting the least recently active. */
-  private forget(): void {
-    let excess = this.known.size - KNOWN_SESSIONS;
-    if (excess <= 0) return;
-    for (const key of this.known.keys()) {
-      this.known.delete(key);
-      if (--excess <= 0) break;
-    }
-  }
-
-  private unlink(session: string, id: number): void {
-    const key = sessionKey(session);
-    let head = this.known.get(key);
-    if (head?.id === id) head = head.other;
-    else for (let e = head; e?.other; e = e.other) if (e.other.id === id) e.other = e.other.other;
-    if (head) this.known.set(key, head);
-    else this.known.delete(key);
-  }
-
   /** Deletes up to `maxRows` sessions that ended before the cutoff, and their recordings; returns how many. */
   retentionStep(cutoffMs: number, maxRows: number): number {
     const old = this.db
@@ -362,7 +224,7 @@ export class SessionTracker {
     if (old.length === 0) return 0;
     for (const s of old) {
       // A session deleted here that sends again starts a new row.
-      this.unlink(s.session, s.id);
+      this.batcher.unlink(s.session, s.id);
       if (s.nodeId === null || s.potId === null) continue;
       this.db
         .delete(sessionRecordings)
@@ -374,21 +236,8 @@ export class SessionTracker {
   }
 }
 
-/** Starts what a batch adds to a session, at its first event in the batch. */
-function begin(e: Entry, batch: number, id: number, t: number, ip: string | null): void {
-  e.batch = batch;
-  e.srcIp = ip;
-  e.startTs = e.endTs = t;
-  e.firstEventId = e.lastEventId = id;
-  e.events = 0;
-  e.newLogin = false;
-  e.username = e.password = null;
-  e.commands = e.files = e.ttylog = e.closed = 0;
-  e.segs = "";
-}
-
 /** The values of the `addEvents` placeholders (0-4) of both updates. */
-function addedValues(v: unknown[], e: Entry): void {
+function addedValues(v: unknown[], e: SessionEntry): void {
   v[0] = e.srcIp;
   v[1] = e.startTs;
   v[2] = e.endTs;

@@ -16,10 +16,11 @@ import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store
 import type { EventFilter, EventPage, EventRow, StatsSummary, TopEntry } from "./event-queries";
 import type { SourceEntry, TypeEntry } from "./event-store";
 import type { NodeRow, PotRow } from "./registry-store";
-import type { CommittedEvents, OutputStorage } from "./output-storage";
+import type { SessionStorage } from "./session-queries";
 import type { AddressStorage } from "./address-store";
 import type { IndicatorStorage } from "./indicator-store";
 import type { TimelineStorage } from "./timeline";
+import type { CommittedEvents, OutputStorage } from "./output-storage";
 import type { Db } from "./index";
 
 export type MaybePromise<T> = T | Promise<T>;
@@ -74,20 +75,22 @@ export interface Stores {
   readonly commands: CommandStorage;
   readonly nodeSecrets: NodeSecretStore;
   readonly events: EventReader;
-  /** Outputs' and alert rules' definitions, positions and leases (docs/outputs.md). */
-  readonly outputs: OutputStorage;
-  /** Committed events in id order, for outputs and rules. */
-  readonly committed: CommittedEvents;
   /** Source addresses with their country and ASN (GeoIP), written by the event writers. */
   readonly addresses: AddressStorage;
   /** Attacker indicators and the blocklist. */
   readonly indicators: IndicatorStorage;
   /** Events per time step (the stats timeline). */
   readonly timeline: TimelineStorage;
+  /** Outputs' and alert rules' definitions, positions and leases (docs/outputs.md). */
+  readonly outputs: OutputStorage;
+  /** Committed events in id order, for outputs and rules. */
+  readonly committed: CommittedEvents;
   /** Artifacts' rows and bytes (docs/artifacts.md). */
   readonly artifacts: ArtifactStorage;
   /** Terminal recordings, saved as nodes send them and read by the sessions API. */
   readonly recordings: RecordingStorage;
+  /** Attack sessions (docs/sessions.md), written by the event writers. */
+  readonly sessions: SessionStorage;
   /** The SQLite connection, for the SQLite event writer; null on PostgreSQL. */
   readonly sqlite: Db | null;
   /** The PostgreSQL database and where the pipeline starts from; null on SQLite. */
@@ -112,6 +115,7 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
   const { CommandStore } = await import("./command-store");
   const { SqlNodeSecretStore } = await import("./node-secret-store");
   const { EventQueries } = await import("./event-queries");
+  const { SessionQueries } = await import("./session-queries");
   const { SqlAddressStore } = await import("./address-store");
   const { SqlIndicatorStore } = await import("./indicator-store");
   const { SqlTimeline } = await import("./timeline");
@@ -125,11 +129,12 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
     commands: new CommandStore(sqlite),
     nodeSecrets: new SqlNodeSecretStore(sqlite),
     events: new EventQueries(sqlite),
-    outputs: new OutputStore(sqlite),
-    committed: new CommittedReader(sqlite),
+    sessions: new SessionQueries(sqlite),
     addresses: new SqlAddressStore(sqlite),
     indicators: new SqlIndicatorStore(sqlite),
     timeline: new SqlTimeline(sqlite),
+    outputs: new OutputStore(sqlite),
+    committed: new CommittedReader(sqlite),
     artifacts: new ArtifactStore(sqlite, opts.artifactsDir),
     recordings: new RecordingStore(sqlite),
     sqlite,

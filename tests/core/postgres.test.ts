@@ -18,6 +18,8 @@ const FILES = [
   "tests/artifacts/transfer.test.ts",
   "tests/artifacts/artifacts.test.ts",
 ];
+// Sessions (docs/sessions.md): their REST, the CLI's pages and recordings.
+FILES.push(...["sessions-api", "sessions-cli", "session-recording", "recording-transfer", "cowrie-recording"].map((f) => `tests/sessions/${f}.test.ts`));
 
 /** Runs the files in a child `bun test` with the backend switch set; fails with its report. */
 async function runOn(backend: "postgres" | "cluster", files: string[]) {

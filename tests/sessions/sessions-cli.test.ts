@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TerminalModes, parseCast, safeOutput, schedule } from "../../src/cli/replay";
 import { LiveProcess, MAIN, cli } from "../cli/cli-helpers";
-import { BIG_ID, BUN, EventStreamClient, getJson, registerNode, startTestCore, until, type TestCore } from "../helpers";
+import { BIG_ID, BUN, EventStreamClient, getJson, registerNode, settled, startTestCore, until, type TestCore } from "../helpers";
 
 const SAMPLES = readFileSync(join(import.meta.dir, "..", "ingest", "samples", "cowrie-2.9-honeybee-output.jsonl"), "utf8").trim().split("\n");
 
@@ -19,6 +19,7 @@ describe("honeybee sessions / session", () => {
       c.send(lines);
       await c.ack(lines.length);
     }
+    await settled(core);
     const table = await cli(["sessions"], core);
     expect(table.code).toBe(0);
     const rows = table.stdout.trimEnd().split("\n");

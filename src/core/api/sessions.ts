@@ -4,10 +4,10 @@
  */
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
-import type { Db } from "../../db";
 import type { EventRow } from "../../db/event-queries";
 import type { GeoLookup } from "../../geo";
-import { MAX_SESSION_EVENTS, SessionQueries, type SessionFilter, type SessionRow } from "../../db/session-queries";
+import { MAX_SESSION_EVENTS, type SessionFilter, type SessionRow, type SessionStorage } from "../../db/session-queries";
+import type { MaybePromise } from "../../db/stores";
 import { NodeId } from "../../protocol/types";
 import { TIME_FORMS } from "../../time";
 import { type NodeNames, nodeParam } from "./node-ref";
@@ -200,17 +200,23 @@ const RECORDING_DESCRIPTION =
 
 const idParam = t.Object({ id: t.String({ pattern: "^[0-9]{1,16}$", description: "Session id (Core's, the `id` of the list).", example: "311" }) });
 
-export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null; nodes?: NodeNames }) => {
-  const queries = new SessionQueries(deps.db);
-  const find = (raw: string): SessionRow => {
-    const row = queries.get(sessionId(raw));
+/** Where recordings are read (the stores' recordings). */
+export interface RecordingSource {
+  get(nodeId: bigint, potId: string, session: string): MaybePromise<{ size: number; sha256: string; data: Buffer; receivedAt: number } | null>;
+}
+
+export const sessionsApi = (deps: { sessions: SessionStorage; recordings: RecordingSource; geo?: GeoLookup | null; nodes?: NodeNames }) => {
+  const queries = deps.sessions;
+  const find = async (raw: string): Promise<SessionRow> => {
+    const row = await queries.get(sessionId(raw));
     if (!row) throw notFound(`session ${raw} does not exist`);
     return row;
   };
+  const recording = (s: SessionRow) => (s.node_id === null || s.pot_id === null ? null : deps.recordings.get(s.node_id, s.pot_id, s.session));
   return new Elysia({ name: "sessions" })
     .get(
       "/api/v1/sessions",
-      ({ request }) => {
+      async ({ request }) => {
         const q = SessionQuery.parse(request.url);
         const bool = (v: "true" | "false" | undefined) => (v === undefined ? undefined : v === "true");
         const filter: SessionFilter = {
@@ -225,7 +231,7 @@ export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null; nodes?: Node
           loginSuccess: bool(q.login_success),
         };
         if (q.node_id !== undefined) filter.nodeId = nodeParam(q.node_id, deps.nodes);
-        const page = queries.list(filter, q.limit ?? DEFAULT_PAGE, q.cursor === undefined ? null : Number(q.cursor));
+        const page = await queries.list(filter, q.limit ?? DEFAULT_PAGE, q.cursor === undefined ? null : Number(q.cursor));
         return { sessions: page.sessions.map(toSessionSummary), next_cursor: page.nextCursor === null ? null : String(page.nextCursor) };
       },
       {
@@ -243,12 +249,11 @@ export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null; nodes?: Node
     )
     .get(
       "/api/v1/sessions/:id",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
-        const row = find(params.id);
-        const rows = queries.events(row);
+        const row = await find(params.id);
+        const [rows, rec] = await Promise.all([queries.events(row), recording(row)]);
         const { credentials, commandLines, files } = digest(rows);
-        const rec = queries.recording(row);
         return {
           ...toSessionSummary(row),
           credentials,
@@ -267,10 +272,10 @@ export const sessionsApi = (deps: { db: Db; geo?: GeoLookup | null; nodes?: Node
     )
     .get(
       "/api/v1/sessions/:id/recording",
-      ({ params, request }) => {
+      async ({ params, request }) => {
         noQuery(request.url);
-        const row = find(params.id);
-        const rec = queries.recording(row);
+        const row = await find(params.id);
+        const rec = await recording(row);
         if (!rec) throw notFound(noRecording(params.id, row));
         return new Response(rec.data, {
           headers: {

@@ -8,7 +8,6 @@ import { notImplemented } from "./errors";
 
 /** Feature name and the paths (each with everything under it) its routes serve. */
 export const SQLITE_ONLY_ROUTES: Record<string, string[]> = {
-  sessions: ["/api/v1/sessions"],
 };
 
 export const unavailableApi = () => {

@@ -7,6 +7,7 @@ import type { CoreConfig } from "../../config";
 import type { Db } from "../../db";
 import { EventQueries } from "../../db/event-queries";
 import { addressParts } from "../../db/pg/address-part";
+import { PgSessionPart } from "../../db/pg/session-part";
 import type { IngestStart } from "../../db/stores";
 import { geoLookup } from "../../geo";
 import type { Logger } from "../../log";
@@ -46,6 +47,7 @@ export function createIngest(deps: IngestDeps): Ingest {
   if (deps.postgres) {
     const { url, start } = deps.postgres;
     const parts = [...addressParts(geoResolver(geo))];
+    parts.push(new PgSessionPart());
     return new EventPipeline({ ...pipelineDeps(deps), writer: deps.writer ?? pgWriter(url, "copy", parts), dictionaries: start.dictionaries, spools: start.spools, enrich });
   }
   if (!deps.db) throw new Error("createIngest needs a database");

@@ -47,6 +47,8 @@ export interface PgBatchPart<D = unknown> {
   prepare(rows: Rows, firstId: number): D;
   write(tx: SQL, delta: D): Promise<void>;
   committed(delta: D): void;
+  /** Deletes up to `maxRows` of what the part keeps that is older than the cutoff, once the events are gone; returns how many. */
+  retentionStep?(sql: SQL, cutoffMs: number, maxRows: number): Promise<number>;
 }
 
 /** What a batch adds to the segment summaries, worked out before its transaction. */
@@ -384,6 +386,10 @@ export class PgEventWriter {
     if (gone! > 0) {
       await this.fixSegments(cutoffMs);
       return gone!;
+    }
+    for (const part of this.parts) {
+      const n = (await part.retentionStep?.(this.sql, cutoffMs, maxRows)) ?? 0;
+      if (n > 0) return n;
     }
     const bucket = Math.floor(cutoffMs / HOUR_MS);
     await this.sql`delete from event_counts where bucket < ${bucket}`;

@@ -12,6 +12,7 @@ import { PgOutputStore } from "./output-store";
 import { PgNodeSecretStore } from "./node-secret-store";
 import { PgRecordingStore } from "./recording-store";
 import { PgRegistryStore } from "./registry-store";
+import { PgSessionQueries } from "./session-queries";
 import { PgAddressStore } from "./address-store";
 import { PgIndicatorStore } from "./indicator-store";
 import { PgTimeline } from "./timeline";
@@ -36,11 +37,12 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
       commands,
       nodeSecrets,
       events,
-      outputs,
-      committed: new PgCommittedEvents(db.$client),
+      sessions: new PgSessionQueries(db.$client),
       addresses: new PgAddressStore(db.$client),
       indicators: new PgIndicatorStore(db.$client),
       timeline: new PgTimeline(db.$client),
+      outputs,
+      committed: new PgCommittedEvents(db.$client),
       artifacts: new PgArtifactStore(db),
       recordings: new PgRecordingStore(db),
       sqlite: null,
