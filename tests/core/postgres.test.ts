@@ -46,7 +46,7 @@ test("the API, events and commands tests pass on PostgreSQL", () => runOn("postg
 test("the API, events, commands and node channel tests pass on PostgreSQL + NATS JetStream", () => runOn("cluster", [...FILES, "tests/core/node-channel.test.ts"]));
 
 // The CLI's tests that talk to a Core (the others read files or the CLI alone).
-const CLI_FILES = ["auth", "catalogue", "events", "pots", "registry"].map((f) => `tests/cli/${f}.test.ts`);
+const CLI_FILES = ["auth", "catalogue", "events", "geo", "pots", "registry"].map((f) => `tests/cli/${f}.test.ts`);
 test("the CLI tests pass against a Core on PostgreSQL + NATS JetStream", () => runOn("cluster", CLI_FILES));
 
 /** `honeybee core` as an operator starts it, on port 0 everywhere; resolves once it listens. */
