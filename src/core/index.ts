@@ -23,7 +23,6 @@ import { RecordingReceiver } from "./recordings/receiver";
 import { streamApi } from "./api/stream";
 import { bodyCap, Security } from "./auth";
 import { timelineApi } from "./api/timeline";
-import { SQLITE_ONLY_ROUTES, unavailableApi } from "./api/unavailable";
 import { whoamiApi } from "./api/whoami";
 import { consoleApi } from "./console";
 import { MessageBus } from "./bus";
@@ -83,9 +82,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   // PostgreSQL keeps their bytes itself, and this folder only the transfers under way.
   const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" || isPostgresUrl(config.db) ? "./data" : dirname(config.db), "artifacts");
   const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"), { artifactsDir });
-  // The SQLite database; null on PostgreSQL, where the features that need it are not started.
+  // The SQLite connection, for the SQLite event writer; null on PostgreSQL.
   const db = stores.sqlite;
-  if (!db) log.warn(`not available on PostgreSQL yet: ${Object.keys(SQLITE_ONLY_ROUTES).join(", ")} (docs/scale-out.md)`);
   security.useNodeSecrets(stores.nodeSecrets);
   let clusterBus: Bus | null = null;
   if (config.bus) {
@@ -227,10 +225,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       health: () => healthProblem(ingest.problem(), writerRole?.problem() ?? null, clusterBus),
       dbPath: stores.postgres ? redactUrl(config.db) : config.db,
       reads: lists,
-      plugins:
-        db
-          ? [nodesApi(registry, lists), eventsPlugin, sessionsApi({ sessions: stores.sessions, recordings: stores.recordings, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })]
-          : [nodesApi(registry, lists), eventsPlugin, sessionsApi({ sessions: stores.sessions, recordings: stores.recordings, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), timelineApi(stores.timeline), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry }), unavailableApi()],
+      plugins: [nodesApi(registry, lists), eventsPlugin, sessionsApi({ sessions: stores.sessions, recordings: stores.recordings, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })],
       websocket: wsLimits,
     });
     // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the

@@ -24,7 +24,6 @@ export const notFound = (message: string) => new ApiError(404, "not_found", mess
 export const badRequest = (message: string) => new ApiError(400, "bad_request", message);
 export const conflict = (message: string) => new ApiError(409, "conflict", message);
 /** A feature this storage backend does not have yet (PostgreSQL, docs/scale-out.md). */
-export const notImplemented = (message: string) => new ApiError(501, "not_implemented", message);
 
 export function errorBody(code: string, message: string): ErrorBody {
   return { error: { code, message } };
