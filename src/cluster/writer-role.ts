@@ -191,6 +191,8 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     }
     if (taken.length === 0) return;
     const batch = mergeBatches(taken.map((t) => t.batch));
+    // The address part runs under the writers' lock: new addresses are looked up before it (GeoLookup keeps them).
+    if (geo) for (const ip of batch.srcIps.split("\n")) if (ip) geo.lookup(ip);
     const all = taken.map((t) => t.msg);
     const working = setInterval(() => {
       for (const m of all) m.working();

@@ -10,7 +10,7 @@
  * already summed up go to the daily counters too, as the writers' own do.
  */
 import type { SQL } from "bun";
-import { AddressBook, geoKeys, type GeoResolver, type NewAddress } from "../address-book";
+import { AddressBook, type GeoResolver, type NewAddress } from "../address-book";
 import { DAILY_THROUGH, DAY_HOURS, HOUR_MS } from "../event-store";
 import type { PgBatchPart, Rows } from "./event-writer";
 
@@ -20,6 +20,13 @@ export interface AddressDelta {
   buckets: number[];
   keys: string[];
   counts: number[];
+}
+
+function push(d: AddressDelta, kind: string, bucket: number, key: string, n: number): void {
+  d.kinds.push(kind);
+  d.buckets.push(bucket);
+  d.keys.push(key);
+  d.counts.push(n);
 }
 
 export class PgAddressPart implements PgBatchPart<AddressDelta> {
@@ -48,22 +55,17 @@ export class PgAddressPart implements PgBatchPart<AddressDelta> {
       ips!.set(ip, (ips!.get(ip) ?? 0) + 1);
     }
     const d: AddressDelta = { fresh: [], kinds: [], buckets: [], keys: [], counts: [] };
-    const counters = new Map<string, number>();
     // Oldest hour first: an address new in this batch is first seen in its earliest hour.
-    for (const h of [...byHour.keys()].sort((a, b) => a - b)) {
+    for (const h of [...byHour.keys()].sort((x, y) => x - y)) {
+      const countries = new Map<string, number>();
+      const asns = new Map<number, number>();
       for (const [ip, n] of byHour.get(h)!) {
-        geoKeys(this.book.see(ip, h * HOUR_MS, d.fresh), (kind, key) => {
-          const k = `${kind}\u0000${h}\u0000${key}`;
-          counters.set(k, (counters.get(k) ?? 0) + n);
-        });
+        const g = this.book.see(ip, h * HOUR_MS, d.fresh);
+        if (g.country !== null) countries.set(g.country, (countries.get(g.country) ?? 0) + n);
+        if (g.asn !== null) asns.set(g.asn, (asns.get(g.asn) ?? 0) + n);
       }
-    }
-    for (const [k, n] of counters) {
-      const [kind, h, key] = k.split("\u0000") as [string, string, string];
-      d.kinds.push(kind);
-      d.buckets.push(Number(h));
-      d.keys.push(key);
-      d.counts.push(n);
+      for (const [key, n] of countries) push(d, "country", h, key, n);
+      for (const [asn, n] of asns) push(d, "asn", h, String(asn), n);
     }
     this.open = d;
     return d;
