@@ -46,7 +46,7 @@ describe("credentials in output URLs", () => {
       expect(r.status).toBe(201);
       shown.push(r.text);
     }
-    await sendEvents(core, numbered(1, 2));
+    await sendEvents(core, numbered(1, 2), READ);
     for (const d of defs) await waitFor(async () => (await outputStatus(core, d.name)).failed >= 2, `${d.name} to fail twice`);
 
     for (const token of [READ, OPERATOR]) {
@@ -110,12 +110,12 @@ describe("credentials in output URLs", () => {
       {
         await using core = await startTestCore(config);
         for (const d of defs) expect((await as(core, OPERATOR, "POST", "/api/v1/outputs", { ...d, retry: FAST_RETRY })).status).toBe(201);
-        await sendEvents(core, numbered(1, 3));
+        await sendEvents(core, numbered(1, 3), READ);
         await waitFor(() => got.length >= 3 && mqttGot.length >= 3 && natsGot.length >= 3, "3 events at each destination");
         for (const d of defs) await waitFor(async () => (await outputStatus(core, d.name)).lag === 0, `${d.name} to catch up`);
       }
       await using core = await startTestCore(config);
-      await sendEvents(core, numbered(4, 2));
+      await sendEvents(core, numbered(4, 2), READ);
       await waitFor(() => got.length >= 5 && mqttGot.length >= 5 && natsGot.length >= 5, "the events after the restart");
       expect({ got, mqttGot, natsGot }).toEqual({ got: [1, 2, 3, 4, 5], mqttGot: [1, 2, 3, 4, 5], natsGot: [1, 2, 3, 4, 5] });
       for (const d of defs) expect(await outputStatus(core, d.name)).toMatchObject({ failed: 0, last_error: null });

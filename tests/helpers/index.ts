@@ -52,11 +52,11 @@ export async function startTestCore(overrides: Partial<CoreConfig> = {}, logger 
  * Waits until what Core acknowledged is also readable. Alone, an EventAck follows the commit;
  * in a cluster (HONEYBEE_TEST_DB=cluster) it follows JetStream's, and a writer commits after.
  */
-export async function settled(core: { api: string; cluster?: unknown }): Promise<void> {
+export async function settled(core: { api: string; cluster?: unknown }, token?: string): Promise<void> {
   if (!core.cluster) return;
   let last = "";
   await until(async () => {
-    const r = await getJson(`${core.api}/api/v1/stats`);
+    const r = await getJson(`${core.api}/api/v1/stats`, token ? { headers: { authorization: `Bearer ${token}` } } : undefined);
     last = r.text;
     return r.body && r.body.total_events >= r.body.ingest.committed;
   }, "the writers to store what was acknowledged").catch((e) => {

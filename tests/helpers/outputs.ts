@@ -3,12 +3,15 @@ import type { Socket, TCPSocketListener } from "bun";
 import { stringify } from "../../src/protocol/json";
 import { EventStreamClient, getJson, settled, type TestCore, until } from "./index";
 
-/** Sends flat Cowrie-style events on an acknowledged connection and waits until they are committed (in a cluster, by a writer). */
-export async function sendEvents(core: TestCore, events: Record<string, unknown>[]): Promise<void> {
+/**
+ * Sends flat Cowrie-style events on an acknowledged connection and waits until they are
+ * committed (in a cluster, by a writer; `token` reads the stats of a Core that wants one).
+ */
+export async function sendEvents(core: TestCore, events: Record<string, unknown>[], token?: string): Promise<void> {
   using c = await EventStreamClient.connect(core.ports.event, { acks: true });
   c.send(events.map((e) => stringify({ eventid: "cowrie.login.failed", pot_id: "ssh-01", pot_type: "cowrie", src_ip: "203.0.113.7", ...e })));
   await c.ack(events.length);
-  await settled(core);
+  await settled(core, token);
 }
 
 /**
