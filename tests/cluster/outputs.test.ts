@@ -83,5 +83,6 @@ describe("outputs and rules on two instances", () => {
     await until(() => new Set(hook.seqs()).size >= 600, "the events sent after the holder died", 3000);
     expect(new Set(hook.seqs())).toEqual(new Set(Array.from({ length: 600 }, (_, i) => i + 1)));
     expect((await hookOn(survivor)).status.state).not.toBe("standby");
+    expect(survivor.logs.filter((l) => l.msg === "this instance delivers now (it took the lease over)").map((l) => l.output)).toContain("hook");
   });
 });

@@ -100,6 +100,8 @@ export class StoreReader {
   /** Whether this instance holds the lease, and when that was last made sure of. */
   private holding = false;
   private leaseCheckedAt = 0;
+  /** Another instance held the lease at some point: taking it is a take-over worth a log line. */
+  private stoodBy = false;
 
   constructor(private readonly o: ReaderOptions) {
     this.stopping.promise.catch(() => {});
@@ -207,10 +209,12 @@ export class StoreReader {
         if (stored === null) await positions.savePosition(key, this.pos, true);
         this.persisted = this.pos;
         this.holding = true;
+        if (this.stoodBy) this.o.logger.info({ position: this.pos }, "this instance delivers now (it took the lease over)");
         this.o.onTake?.();
       } else if (!held) {
         if (this.holding) this.o.logger.warn("another instance delivers now (this one lost its lease)");
         this.holding = false;
+        this.stoodBy = true;
         // What the holder has saved, for this instance's status.
         this.pos = (await positions.position(key)) ?? this.pos;
       }
