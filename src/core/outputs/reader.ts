@@ -78,6 +78,7 @@ const IDLE_POLL_MS = 5000;
  * and about how long a reader waits after its holder died.
  */
 const LEASE_CHECK_MS = 1000;
+const LEASE_ERROR = "taking the lease: ";
 
 export class StoreReader {
   private pos = 0;
@@ -203,6 +204,7 @@ export class StoreReader {
     try {
       const held = await positions.leases.take(key);
       this.leaseCheckedAt = Date.now();
+      if (this.lastError?.startsWith(LEASE_ERROR)) this.lastError = null;
       if (held && !this.holding) {
         const stored = await positions.position(key);
         this.pos = stored ?? (this.o.from === "earliest" ? 0 : await this.o.source.lastId());
@@ -222,7 +224,7 @@ export class StoreReader {
     } catch (e) {
       // Not knowing is not holding: another instance may have it by now.
       this.holding = false;
-      this.lastError = `taking the lease: ${(e as Error).message}`;
+      this.lastError = `${LEASE_ERROR}${(e as Error).message}`;
       this.warn.warn(`${key}:lease`, { err: this.lastError }, "cannot take the reader's lease; retrying");
       return false;
     }
