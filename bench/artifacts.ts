@@ -45,7 +45,7 @@ async function measure(store: ArtifactStorage, dir: string, bytes: Buffer): Prom
     t.read.push(performance.now() - at);
     if (n !== data.length) throw new Error(`read ${n} bytes of ${data.length}`);
     at = performance.now();
-    await (await encryptedZip(`${sha}.bin`, (await store.open(sha))!, "zipcrypto")).arrayBuffer();
+    await new Response(encryptedZip(`${sha}.bin`, (await store.open(sha))!, "zipcrypto")).arrayBuffer();
     t.download.push(performance.now() - at);
   }
   return { store: median(t.store), read: median(t.read), download: median(t.download) };

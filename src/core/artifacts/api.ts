@@ -141,7 +141,7 @@ export const artifactsApi = (artifacts: Artifacts, security: Security) =>
         if (!row.stored) throw new ApiError(409, "not_stored", `artifact ${sha} is still on its way from the node (or was refused); try again later`);
         const bytes = await artifacts.store.open(sha);
         if (!bytes) throw new ApiError(409, "not_stored", `the bytes of artifact ${sha} are missing from Core's artifact storage`);
-        const zip = await encryptedZip(`${sha}.bin`, bytes, (q.encryption as "zipcrypto" | "aes" | undefined) ?? "zipcrypto");
+        const zip = encryptedZip(`${sha}.bin`, bytes, (q.encryption as "zipcrypto" | "aes" | undefined) ?? "zipcrypto");
         return new Response(zip, {
           headers: {
             "content-type": "application/zip",

@@ -16,6 +16,9 @@ import { artifactChunks, artifactSightings, artifacts } from "./schema";
  */
 export const ARTIFACT_CHUNK_BYTES = 256 * 1024;
 
+/** Chunks a download reads ahead of the zip (1 MiB). */
+const READ_AHEAD_CHUNKS = 4;
+
 export class PgArtifactStore implements ArtifactStorage {
   constructor(private readonly db: PgDb) {}
 
@@ -102,16 +105,20 @@ export class PgArtifactStore implements ArtifactStorage {
     if (!r || r.chunks !== Math.ceil(Number(r.size) / ARTIFACT_CHUNK_BYTES)) return null;
     const chunks = r.chunks as number;
     let seq = 0;
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        if (seq >= chunks) return controller.close();
-        const [c] = await client`select data from artifact_chunks where sha256 = ${sha256} and seq = ${seq}`;
-        // Deleted since (retention): the download ends in an error rather than short.
-        if (!c) return controller.error(new Error(`artifact ${sha256} was deleted while it was read`));
-        seq++;
-        controller.enqueue(new Uint8Array(c.data));
+    // Read ahead while the zip compresses: a round trip per chunk no longer waits on it.
+    return new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          if (seq >= chunks) return controller.close();
+          const [c] = await client`select data from artifact_chunks where sha256 = ${sha256} and seq = ${seq}`;
+          // Deleted since (retention): the download ends in an error rather than short.
+          if (!c) return controller.error(new Error(`artifact ${sha256} was deleted while it was read`));
+          seq++;
+          controller.enqueue(new Uint8Array(c.data));
+        },
       },
-    });
+      { highWaterMark: READ_AHEAD_CHUNKS },
+    );
   }
 
   async expire(cutoffMs: number): Promise<string[]> {
