@@ -79,6 +79,7 @@ const IDLE_POLL_MS = 5000;
  */
 const LEASE_CHECK_MS = 1000;
 const LEASE_ERROR = "taking the lease: ";
+const READ_RETRY_MS = 5000;
 
 export class StoreReader {
   private pos = 0;
@@ -247,10 +248,12 @@ export class StoreReader {
           rows = await this.o.source.after(this.pos, READ_ROWS);
         }
       } catch (e) {
-        // A database that cannot be read now (locked, damaged, gone) is retried like a destination.
+        // A database that cannot be read now (locked, damaged, a server away) is retried like a
+        // destination, though no longer apart than READ_RETRY_MS: a database server that was
+        // away a few seconds should not hold an output up for a minute more.
         this.lastError = `reading events: ${(e as Error).message}`;
         this.warn.warn(`${this.o.key}:read`, { err: this.lastError }, "cannot read events; retrying");
-        await this.sleep(this.o.retry.maxMs, false);
+        await this.sleep(Math.min(this.o.retry.maxMs, READ_RETRY_MS), false);
         continue;
       }
       if (rows.length === 0) {
