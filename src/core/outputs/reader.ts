@@ -265,13 +265,20 @@ export class StoreReader {
         continue;
       }
       const picked = rows.filter(this.o.select);
+      let lost = false;
       for (let i = 0; i < picked.length && !this.stopped; i += this.o.batchSize) {
         const batch = picked.slice(i, i + this.o.batchSize);
-        if (!(await this.deliver(batch))) return;
+        const done = await this.deliver(batch);
+        if (done === "stopped") return;
+        if (done === "lost") {
+          lost = true;
+          break;
+        }
         this.pos = batch[batch.length - 1]!.id;
         if (Date.now() - this.persistedAt >= PERSIST_EVERY_MS) await this.save();
       }
       if (this.stopped) return;
+      if (lost) continue;
       this.pos = rows[rows.length - 1]!.id;
       // A backlog read and written without waiting (a file, skipped events) would otherwise keep
       // the event loop, and with it the sockets that receive events, to itself until caught up.
@@ -280,11 +287,15 @@ export class StoreReader {
     }
   }
 
-  /** Delivers one batch, retrying with backoff; false when the reader stopped meanwhile. */
-  private async deliver(batch: OutEvent[]): Promise<boolean> {
+  /**
+   * Delivers one batch, retrying with backoff; "stopped" when the reader stopped meanwhile,
+   * "lost" when another instance took the lease during the retries (it delivers from its position).
+   */
+  private async deliver(batch: OutEvent[]): Promise<"done" | "stopped" | "lost"> {
     const { retry } = this.o;
     for (let attempt = 1; ; attempt++) {
-      if (this.stopped) return false;
+      if (this.stopped) return "stopped";
+      if (attempt > 1 && !(await this.lease())) return this.stopped ? "stopped" : "lost";
       this.state = attempt === 1 ? "delivering" : "retrying";
       try {
         await Promise.race([this.o.deliver(batch), this.stopping.promise]);
@@ -292,16 +303,16 @@ export class StoreReader {
         this.lastDeliveryAt = Date.now();
         if (this.lastError !== null) this.o.logger.info({ events: batch.length }, "delivering works again");
         this.lastError = null;
-        return true;
+        return "done";
       } catch (e) {
-        if (this.stopped) return false;
+        if (this.stopped) return "stopped";
         this.counts.failed++;
         this.lastError = e instanceof Error ? e.message : String(e);
         const giveUp = retry.maxAttempts > 0 && attempt >= retry.maxAttempts;
         this.warn.warn(this.o.key, { err: this.lastError, attempt, events: batch.length, first_id: batch[0]!.id, dropped: giveUp }, giveUp ? "delivery failed; batch dropped" : "delivery failed; retrying");
         if (giveUp) {
           this.counts.dropped += batch.length;
-          return true;
+          return "done";
         }
         this.state = "retrying";
         await this.sleep(backoffMs(attempt, retry), false);
