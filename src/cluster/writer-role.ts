@@ -226,7 +226,7 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
     stats.duplicates += duplicates;
     if (duplicates > 0) opts.onDuplicates?.(duplicates);
     // Every instance's outputs and rules read on from here (src/cluster/reader-sync.ts).
-    if (done.stored.length > 0) bus.nc.publish(bus.names.committed, String(done.firstId + done.stored.length - 1));
+    if (done.stored.length > 0 && !bus.nc.isClosed()) bus.nc.publish(bus.names.committed, String(done.firstId + done.stored.length - 1));
     // Built while the next commit waits on PostgreSQL, rather than before it starts.
     if (done.stored.length > 0) setImmediate(() => publishFeed(bus, batch, done, geo));
   };
