@@ -41,7 +41,7 @@ export class Outputs {
   /** Changes (add, remove, reload) one at a time: a reload must not start an output an add is starting. */
   private changes: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  /** Stored outputs named like one of the config file, warned of once. */
+  /** Stored outputs that are not valid or named like one of the config file: warned of once. */
   private readonly warned = new Set<string>();
   /** Told after a definition was added or removed here (the other instances reload). */
   onChange: () => void = () => {};
@@ -72,7 +72,8 @@ export class Outputs {
       for (const row of await this.deps.store.outputs()) {
         const p = parseOutput(row.definition);
         if (!p.ok) {
-          if (!this.running.has(row.name)) this.deps.logger.error({ output: row.name, err: p.error }, "stored output is not valid; not started");
+          if (!this.warned.has(row.name)) this.deps.logger.error({ output: row.name, err: p.error }, "stored output is not valid; not started");
+          this.warned.add(row.name);
           continue;
         }
         stored.set(p.value.name, p.value);

@@ -45,6 +45,8 @@ export class Rules {
   /** New values seen in the batch being delivered, stored once its alerts are committed. */
   private newSeen: [string, string][] = [];
   private changes: Promise<unknown> = Promise.resolve();
+  /** Stored rules that are not valid, warned of once (definitions are read again now and then). */
+  private readonly warned = new Set<string>();
   /** Told after a definition was added or removed here (the other instances reload). */
   onChange: () => void = () => {};
 
@@ -102,7 +104,8 @@ export class Rules {
     for (const row of await this.deps.store.rules()) {
       const p = parseRule(row.definition);
       if (!p.ok || this.compileError(p.value) !== null) {
-        if (!this.defs.has(row.name)) this.deps.logger.error({ rule: row.name }, "stored rule is not valid; not used");
+        if (!this.warned.has(row.name)) this.deps.logger.error({ rule: row.name }, "stored rule is not valid; not used");
+        this.warned.add(row.name);
         continue;
       }
       stored.set(p.value.name, p.value);
