@@ -167,14 +167,15 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       outputs.committed(lastId);
       rules.committed(lastId);
     };
+    await outputs.start(config.outputs);
+    await rules.start(config.rules);
+    // After the start: a reload must not start an output of the database before those of the config file.
     if (clusterBus) {
       const { syncReaders } = await import("../cluster/reader-sync");
       const sync = syncReaders(clusterBus, { committed, reload: () => Promise.all([outputs.reload(), rules.reload()]).then(() => {}) }, log.child({ component: "outputs" }));
       outputs.onChange = rules.onChange = () => sync.changed();
       stoppers.push(() => sync.stop());
     }
-    await outputs.start(config.outputs);
-    await rules.start(config.rules);
     stoppers.push(ingest.onCommit(committed));
     const nodeChannel = !roles.has("ingest") ? null : bindOrExplain("node_port", config.host, config.node_port, () =>
       startNodeChannel({
