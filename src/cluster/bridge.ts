@@ -18,6 +18,7 @@ import type { Registry } from "../core/registry";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import type { Bus } from "./connect";
 import { Presence } from "./presence";
+import type { IngestCounters } from "../core/ingest/types";
 
 const INSTANCE_HEADER = "Honeybee-Instance";
 const FORWARDED = new Set<BusKind>(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "NodeDrop", "CommandResult", "PotRemoved"]);
@@ -31,6 +32,8 @@ export interface BridgeOptions {
   router: CommandRouter;
   roles: string[];
   logger: Logger;
+  /** This instance's ingest counters, told to the others with each beat (deployment-wide stats). */
+  counters?: () => IngestCounters;
 }
 
 export interface BridgeHandle {
@@ -42,7 +45,7 @@ export function startBridge(opts: BridgeOptions): BridgeHandle {
   const { bus, messages, registry, router, logger } = opts;
   const { nc, names } = bus;
   const warn = new RateLimitedLog(logger);
-  const presence = new Presence(bus, registry, opts.roles, logger);
+  const presence = new Presence(bus, registry, opts.roles, logger, opts.counters);
   /** Set while a remote change is applied: the local bus carries it to the feed, not back out. */
   let applying = false;
 

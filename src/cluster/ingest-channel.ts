@@ -29,6 +29,30 @@ export interface IngestChannelOptions {
 /** A message's headers count against max_payload too: the message id's header, and room to spare. */
 const HEADER_ROOM = 1024;
 
+/**
+ * How long one try of a publish waits for its PubAck, and how long all tries may take. A
+ * publish sent to a stream leader that dies is never answered: waiting the client's default
+ * (30 s) held every ack for 30 s after one NATS server of three was killed, though the next
+ * leader was elected within seconds. Sent again with the same message id, a publish the old
+ * leader did store is a duplicate JetStream drops.
+ */
+const PUBLISH_TRY_MS = 2_000;
+const PUBLISH_DEADLINE_MS = 30_000;
+
+async function publishRetrying(bus: IngestChannelOptions["bus"], subject: string, m: Uint8Array, msgID: string): Promise<unknown> {
+  const deadline = performance.now() + PUBLISH_DEADLINE_MS;
+  for (;;) {
+    try {
+      return await bus.js.publish(subject, m, { msgID, timeout: PUBLISH_TRY_MS, retries: 3 });
+    } catch (e) {
+      // Only an unanswered try is tried again, or one the server could not place while JetStream
+      // elects (it says "jetstream is not enabled" then); a refusal (the stream full) is final.
+      const unanswered = /timeout|no responders|disconnect|closed|jetstream is not enabled/i.test((e as Error).message) && !bus.nc.isClosed();
+      if (!unanswered || performance.now() > deadline) throw e;
+    }
+  }
+}
+
 export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
   const { bus } = opts;
   const dict: WireDictionary = {
@@ -44,7 +68,7 @@ export function ingestChannel(opts: IngestChannelOptions): WriterChannel {
     const acks = await Promise.all(
       messages.map((m, i) => {
         const id = `${bus.instance}.${Bun.hash.wyhash(m).toString(36)}.${i}`;
-        return bus.js.publish(subject, m, { msgID: id });
+        return publishRetrying(bus, subject, m, id);
       }),
     );
     return acks.length;

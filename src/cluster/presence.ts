@@ -4,10 +4,15 @@
  * node at once (a fail-over must not wait a beat). An instance silent for three beats is
  * gone: its nodes become Unknown until they register elsewhere (node agents take several
  * Core addresses and fail over).
+ *
+ * Each beat also carries the instance's ingest counters, so that the stats any instance shows
+ * are the deployment's: the sum over the instances heard from lately (an instance that is gone
+ * takes its counts with it, as a restarted Core alone starts from zero).
  */
 import { stringify } from "../protocol/json";
 import type { Logger } from "../log";
 import type { Registry } from "../core/registry";
+import type { IngestCounters } from "../core/ingest/types";
 import type { Bus } from "./connect";
 
 export const BEAT_MS = 2000;
@@ -17,6 +22,7 @@ interface Beat {
   instance: string;
   nodes: string[];
   roles: string[];
+  counters?: IngestCounters;
 }
 
 /** Statuses that say no connection exists anywhere. */
@@ -27,6 +33,8 @@ export class Presence {
   private readonly holders = new Map<bigint, string>();
   /** other instance → when it last beat. */
   private readonly seen = new Map<string, number>();
+  /** other instance → the ingest counters of its last beat. */
+  private readonly counted = new Map<string, IngestCounters>();
   private readonly startedAt = Date.now();
   private timer: ReturnType<typeof setInterval> | null = null;
   private sub: { unsubscribe(): void } | null = null;
@@ -36,6 +44,7 @@ export class Presence {
     private readonly registry: Registry,
     private readonly roles: string[],
     private readonly logger: Logger,
+    private readonly counters?: () => IngestCounters,
   ) {}
 
   start(): void {
@@ -51,6 +60,7 @@ export class Presence {
         if (beat.instance === this.bus.instance || !Array.isArray(beat.nodes)) return;
         if (!this.seen.has(beat.instance)) this.logger.info({ instance: beat.instance, roles: beat.roles }, "instance joined");
         this.seen.set(beat.instance, Date.now());
+        if (isCounters(beat.counters)) this.counted.set(beat.instance, beat.counters);
         const listed = new Set<bigint>();
         for (const id of beat.nodes) {
           const node = BigInt(id);
@@ -89,6 +99,16 @@ export class Presence {
     return [this.bus.instance, ...this.seen.keys()];
   }
 
+  /** `own` plus the counters of every other instance heard from lately. */
+  deploymentCounters(own: IngestCounters): IngestCounters {
+    const sum = { ...own };
+    for (const [instance, c] of this.counted) {
+      if (!this.seen.has(instance)) continue;
+      for (const k of COUNTER_KEYS) sum[k] += c[k];
+    }
+    return sum;
+  }
+
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
@@ -96,7 +116,7 @@ export class Presence {
   }
 
   private beat(): void {
-    const beat: Beat = { instance: this.bus.instance, nodes: this.registry.heldNodes().map(String), roles: this.roles };
+    const beat: Beat = { instance: this.bus.instance, nodes: this.registry.heldNodes().map(String), roles: this.roles, counters: this.counters?.() };
     try {
       this.bus.nc.publish(this.bus.names.presence, stringify(beat));
     } catch {
@@ -110,6 +130,7 @@ export class Presence {
     for (const [instance, at] of this.seen) {
       if (at >= gone) continue;
       this.seen.delete(instance);
+      this.counted.delete(instance);
       const nodes = [...this.holders].filter(([, h]) => h === instance).map(([n]) => n);
       for (const n of nodes) this.holders.delete(n);
       this.logger.warn({ instance, nodes: nodes.map(String) }, "instance gone silent; its nodes are Unknown until they connect elsewhere");
@@ -122,4 +143,11 @@ export class Presence {
       this.registry.applyRemoteStatus(row.node_id, "Unknown", true);
     }
   }
+}
+
+const COUNTER_KEYS = ["received", "committed", "rejected", "connections", "pending", "duplicates", "unreadable_timestamps"] as const satisfies readonly (keyof IngestCounters)[];
+
+/** Another instance's counters as its beat carried them: each a finite number, or not used. */
+function isCounters(c: unknown): c is IngestCounters {
+  return typeof c === "object" && c !== null && COUNTER_KEYS.every((k) => Number.isFinite((c as Record<string, unknown>)[k]));
 }

@@ -252,7 +252,10 @@ export async function startWriterRole(opts: WriterRoleOptions): Promise<WriterRo
   let arrived: (() => void) | null = null;
   const messages = await consumer.consume({
     max_messages: MAX_ACK_PENDING,
-    expires: PULL_EXPIRES_MS * 5,
+    // Short pulls: the server's heartbeats come every half of it, and two missed ones make the
+    // client pull again. A pull held by a consumer leader that died went unanswered for 5-7 s
+    // after JetStream had elected the next leader (commits stood still 12 s, acks 7 s).
+    expires: PULL_EXPIRES_MS * 2,
     callback: (m) => {
       // Arriving while this writer stops: straight back to JetStream for another writer.
       if (stopping) {

@@ -150,7 +150,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   try {
     await artifacts.start();
     if (clusterBus) {
-      const bridge = startBridge({ bus: clusterBus, messages: bus, registry, router, roles: [...roles], logger: log.child({ component: "cluster" }) });
+      const bridge = startBridge({ bus: clusterBus, messages: bus, registry, router, roles: [...roles], logger: log.child({ component: "cluster" }), counters: () => ingest.counters });
       stoppers.push(() => bridge.stop());
       cluster = { bus: clusterBus, bridge, roles };
       if (roles.has("writer")) {
@@ -219,7 +219,18 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       stores.events instanceof EventQueries ? eventList(stores.events, () => ingest.version, { ingest, geo, nodes: () => registry.listNodes() }) : pgEventList(stores.events, geo, () => registry.listNodes());
     const lists = { ...registryLists(registry), "/api/v1/events": eventsList };
     const outputsStats = { outputs: () => outputs.stats(), rules: () => rules.status() };
-    const eventsPlugin = eventsApi({ events: stores.events, addresses: stores.addresses, ingest, security: () => security.stats(), geo, list: eventsList, outputs: outputsStats, nodes: () => registry.listNodes() });
+    const eventsPlugin = eventsApi({
+      events: stores.events,
+      addresses: stores.addresses,
+      ingest,
+      // Stats shows the deployment's counters; /metrics stays per process (a scraper sums instances).
+      counters: () => (cluster ? cluster.bridge.presence.deploymentCounters(ingest.counters) : ingest.counters),
+      security: () => security.stats(),
+      geo,
+      list: eventsList,
+      outputs: outputsStats,
+      nodes: () => registry.listNodes(),
+    });
     const app = createApi({
       logger: log.child({ component: "api" }),
       security,

@@ -48,6 +48,22 @@ describe("three instances", () => {
     feed.close();
   });
 
+  test("stats on any instance counts the deployment's ingest: events received by A and by B are in C's stats", async () => {
+    const before = (await getJson(`${c.api}/api/v1/stats`)).body.ingest.received as number;
+    for (const [core, n] of [[a, 4], [b, 3]] as const) {
+      using producer = await EventStreamClient.connect(core.ports.event, { acks: true });
+      producer.send(Array.from({ length: n }, (_, i) => JSON.stringify({ eventid: "test.count", src_ip: "203.0.113.10", n: i, honeybee_honeypot_id: "ssh-count" })));
+      await producer.ack(n);
+    }
+    // The counters travel with each instance's presence beat (every 2 s).
+    const seen = await until(async () => {
+      const s = (await getJson(`${c.api}/api/v1/stats`)).body.ingest;
+      return s.received - before >= 7 ? s : null;
+    }, "A's and B's events in C's counters");
+    expect(seen.received - before).toBe(7);
+    expect(seen.committed).toBeGreaterThanOrEqual(7);
+  });
+
   test("SIGKILL of the ingest instance in the middle: every acknowledged event is stored exactly once", async () => {
     const d = await spawnCore({ db: db.url, bus: NATS_URL, cluster, roles: "ingest" });
     procs.push(d);

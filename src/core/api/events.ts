@@ -13,7 +13,7 @@ import { NodeId } from "../../protocol/types";
 import { Type, type TAny, type TRecord, type TSchema, type TString } from "@sinclair/typebox";
 import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
-import type { Ingest } from "../ingest/types";
+import type { Ingest, IngestCounters } from "../ingest/types";
 import { badRequest, errorResponses, notFound } from "./errors";
 import { type NodeNames, nodeParam } from "./node-ref";
 import { noQuery, queryParams } from "./query";
@@ -218,6 +218,8 @@ export const eventsApi = (deps: {
   list?: (request: Request) => Response | Promise<Response>;
   outputs?: OutputsStats;
   nodes?: NodeNames;
+  /** The ingest counters stats shows: the deployment's (every instance of a cluster); this process's by default. */
+  counters?: () => IngestCounters;
 }) => {
   const queries = deps.events;
   const list = deps.list ?? pgEventList(deps.events, deps.geo, deps.nodes);
@@ -253,5 +255,5 @@ export const eventsApi = (deps: {
         detail: { tags: ["Events"], summary: "Get one event" },
       },
     )
-    .use(statsApi({ queries, addresses: deps.addresses, ingest: deps.ingest, security: deps.security, outputs: deps.outputs, geo: deps.geo }));
+    .use(statsApi({ queries, addresses: deps.addresses, ingest: deps.ingest, counters: deps.counters, security: deps.security, outputs: deps.outputs, geo: deps.geo }));
 };

@@ -10,7 +10,7 @@ import type { AddressStorage } from "../../db/address-store";
 import { COMMANDS_SAMPLE, type TopEntry } from "../../db/event-queries";
 import type { EventReader } from "../../db/stores";
 import type { GeoLookup } from "../../geo";
-import type { Ingest } from "../ingest/types";
+import type { Ingest, IngestCounters } from "../ingest/types";
 import { Type } from "@sinclair/typebox";
 import { badRequest, errorResponses } from "./errors";
 import { queryParams } from "./query";
@@ -144,7 +144,7 @@ async function withOrgs(addresses: AddressStorage, top: TopEntry[]): Promise<Non
   return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
 }
 
-export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage; ingest: Ingest; security: () => Stats["security"]; geo: GeoLookup | null; outputs?: OutputsStats }) =>
+export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage; ingest: Ingest; counters?: () => IngestCounters; security: () => Stats["security"]; geo: GeoLookup | null; outputs?: OutputsStats }) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
@@ -155,7 +155,7 @@ export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage
       const top = query.top ?? 10;
       const s = await deps.queries.stats(windowMs, top);
       const [asns, commands] = await Promise.all([withOrgs(deps.addresses, s.top.asn), deps.queries.topCommands(s.windowStart, top)]);
-      const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.ingest.counters;
+      const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.counters?.() ?? deps.ingest.counters;
       return {
         total_events: s.totalEvents,
         window,
@@ -181,6 +181,6 @@ export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage
     {
       response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
       detail: {
-        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, this process's ingest counters, each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands and SSH client fingerprints (HASSH) over a window, with the credit the geolocation data asks for." },
+        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands and SSH client fingerprints (HASSH) over a window, with the credit the geolocation data asks for." },
     },
   );
