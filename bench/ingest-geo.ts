@@ -16,6 +16,7 @@
  *
  * Env: BENCH_GEO_EVENTS (1000000), BENCH_GEO_FLUSH (300000), BENCH_ROUNDS (3).
  */
+import { sqliteEventWriting } from "../src/db/writer";
 import { defaultCoreConfig } from "../src/config";
 import { MessageBus } from "../src/core/bus";
 import { createIngest } from "../src/core/ingest";
@@ -34,7 +35,7 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 async function countersMs(geo: boolean): Promise<number> {
   const config = defaultCoreConfig({ db: ":memory:", log_events: false, stats_flush_ms: 60_000, geo_enrichment: geo });
   const db = openDatabase(":memory:");
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   const make = eventLines(3, Date.now() - 3_600_000);
   let ms = 0;
   const settle = async () => {

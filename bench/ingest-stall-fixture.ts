@@ -6,6 +6,7 @@
  * argv: db path, expected events. Prints {"port"} when listening, then
  * {"done": Date.now(), "max_pending": n} once every expected event is committed.
  */
+import { sqliteEventWriting } from "../src/db/writer";
 import { defaultCoreConfig } from "../src/config";
 import { openDatabase } from "../src/db";
 import { MessageBus } from "../src/core/bus";
@@ -17,7 +18,7 @@ const expected = Number(expectedArg);
 const config = defaultCoreConfig({ db: path!, log_events: false, event_port: 0 });
 const released = Promise.withResolvers<void>();
 const db = openDatabase(config.db);
-const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => released.promise });
+const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => released.promise });
 const socket = startEventSocket({ host: "127.0.0.1", port: 0, ingest, config, logger: silentLogger() });
 console.log(JSON.stringify({ port: socket.port }));
 

@@ -6,7 +6,7 @@
  * two batches at the writer; reading paused at 65,536 pending events until half are written),
  * and hands them to a writer thread (bench/ingest-tuned-writer.ts: Core's pragmas and 16 KiB
  * pages, 32 rows per INSERT); the WAL is checkpointed in a thread of its own by Core's own
- * checkpointer (src/core/ingest/checkpointer.ts). No dictionaries, segment summaries, counters,
+ * checkpointer (src/db/checkpointer.ts). No dictionaries, segment summaries, counters,
  * acknowledgements, live feed or log.
  *
  * argv: expected events, db path. Prints {"port", "cpu"} when listening and
@@ -28,7 +28,7 @@ const MAX_IN_FLIGHT = 2;
 const MAX_PENDING = 65_536;
 
 const writer = new Worker(new URL("./ingest-tuned-writer.ts", import.meta.url).href);
-const checkpointer = new Worker(new URL("../src/core/ingest/checkpointer.ts", import.meta.url).href);
+const checkpointer = new Worker(new URL("../src/db/checkpointer.ts", import.meta.url).href);
 let checkpointing = false;
 let checkpointAgain = false;
 checkpointer.onmessage = () => {

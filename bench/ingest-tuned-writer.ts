@@ -1,6 +1,6 @@
 /**
  * Baseline (b+)'s writer thread: its own connection with the pragmas of Core's store
- * (src/db/index.ts, and the writer thread's in src/core/ingest/writer-worker.ts), 32 rows per
+ * (src/db/index.ts, and the writer thread's in src/db/writer-worker.ts), 32 rows per
  * INSERT as Core's writer (src/db/event-writer.ts), one IMMEDIATE transaction per batch. Rows
  * only: no dictionaries, summaries or counters. Replies {n} per committed batch.
  */

@@ -52,6 +52,7 @@
  * BENCH_RUN_TIMEOUT (seconds for one server's warm-up and run, default the larger of 300 and
  * one per 5,000 events: a round that takes longer is killed and reported as hung).
  */
+import { sqliteEventWriting } from "../src/db/writer";
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -235,7 +236,7 @@ function processCpuUs(pid: number): number | null {
 async function coreTemplate(path: string): Promise<void> {
   const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false, batch_size: 16_384 });
   const db = openDatabase(path);
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   const make = eventLines(1, Date.now() - 2 * DAY_MS);
   for (let i = 0; i < PREFILL; i++) {
     ingest.submit(parseEventLine(make(i)), { transport: "events", remote: "prefill" });

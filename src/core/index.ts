@@ -4,7 +4,7 @@
  * database).
  */
 import { defaultCoreConfig, type CoreConfig } from "../config";
-import { isPostgresUrl, redactUrl } from "../db/pg";
+import { isPostgresUrl } from "../db/pg";
 import { openStores } from "../db/stores";
 import { geoLookup } from "../geo";
 import { EventQueries } from "../db/event-queries";
@@ -82,8 +82,6 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   // PostgreSQL keeps their bytes itself, and this folder only the transfers under way.
   const artifactsDir = config.artifacts_dir || join(config.db === ":memory:" || isPostgresUrl(config.db) ? "./data" : dirname(config.db), "artifacts");
   const stores = await openStores(config.db, (err) => log.error({ err }, "a database write failed"), { artifactsDir });
-  // The SQLite connection, for the SQLite event writer; null on PostgreSQL.
-  const db = stores.sqlite;
   security.useNodeSecrets(stores.nodeSecrets);
   let clusterBus: Bus | null = null;
   if (config.bus) {
@@ -110,8 +108,8 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
   const registry = new Registry(stores.registry, bus, log.child({ component: "registry" }), config.heartbeat_timeout_ms, clusterBus !== null);
   const metrics = new CoreMetrics();
   // Several instances: the pipeline's batches go to JetStream; writer instances store them.
-  const clusterWriter = clusterBus && stores.postgres ? (await import("../cluster/ingest-channel")).ingestChannel({ bus: clusterBus, dictionaries: stores.postgres.start.dictionaries }) : undefined;
-  const ingest = createIngest({ db, postgres: stores.postgres, config, bus, registry, writer: clusterWriter, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
+  const clusterWriter = clusterBus ? (await import("../cluster/ingest-channel")).ingestChannel({ bus: clusterBus, dictionaries: stores.ingestStart().dictionaries }) : undefined;
+  const ingest = createIngest({ store: stores, config, bus, registry, writer: clusterWriter, logger: log.child({ component: "ingest" }), onBatchCommitted: (n, lag, byType) => metrics.committed(n, lag, byType), onReject: (code) => metrics.rejected(code) });
   const commandStore = stores.commands;
   const router = new CommandRouter(registry, commandStore, bus, log.child({ component: "commands" }));
   // The proxy runs in this process by default: the bus feeds the hub directly, no extra hop.
@@ -235,7 +233,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
       logger: log.child({ component: "api" }),
       security,
       health: () => healthProblem(ingest.problem(), writerRole?.problem() ?? null, clusterBus),
-      dbPath: stores.postgres ? redactUrl(config.db) : config.db,
+      dbPath: stores.describe,
       reads: lists,
       plugins: [nodesApi(registry, lists), eventsPlugin, sessionsApi({ sessions: stores.sessions, recordings: stores.recordings, geo, nodes: () => registry.listNodes() }), commandsApi(router, commandStore, security), catalogueApi(), streamApi(hub), artifactsApi(artifacts, security), outputsApi(outputs, rules), timelineApi(stores.timeline), whoamiApi(security), consoleApi(log.child({ component: "console" })), metricsApi(metrics), indicatorsApi({ indicators: stores.indicators, ingest, geo, registry })],
       websocket: wsLimits,
@@ -269,7 +267,7 @@ export async function startCore(overrides: Partial<CoreConfig> = {}, logger?: Lo
 
     const ports = { node: nodeChannel?.port ?? 0, api: api?.server?.port ?? 0, ws: proxy?.port ?? 0, event: events?.port ?? 0 };
     const clusterInfo = cluster ? { cluster: config.cluster, instance: cluster.bus.instance, roles: [...roles] } : {};
-    log.info({ host: config.host, ports, db: stores.postgres ? redactUrl(config.db) : config.db, ...clusterInfo }, "core started");
+    log.info({ host: config.host, ports, db: stores.describe, ...clusterInfo }, "core started");
     let stopped: Promise<void> | null = null;
     return {
       config,

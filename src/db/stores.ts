@@ -21,7 +21,7 @@ import type { AddressStorage } from "./address-store";
 import type { IndicatorStorage } from "./indicator-store";
 import type { TimelineStorage } from "./timeline";
 import type { CommittedEvents, OutputStorage } from "./output-storage";
-import type { Db } from "./index";
+import type { WriterChannel, WriterOptions } from "./writer";
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -91,10 +91,16 @@ export interface Stores {
   readonly recordings: RecordingStorage;
   /** Attack sessions (docs/sessions.md), written by the event writers. */
   readonly sessions: SessionStorage;
-  /** The SQLite connection, for the SQLite event writer; null on PostgreSQL. */
-  readonly sqlite: Db | null;
-  /** The PostgreSQL database and where the pipeline starts from; null on SQLite. */
-  readonly postgres: { url: string; start: IngestStart } | null;
+  /** Where the event pipeline starts from: the dictionaries and the committed spool positions. */
+  ingestStart(): IngestStart;
+  /**
+   * The pipeline's writer channel: SQLite's writer thread (or inline), PostgreSQL's writer on
+   * a connection of its own with the batch parts (sessions, addresses). A cluster's ingest
+   * instances publish to the bus instead (src/cluster/ingest-channel.ts).
+   */
+  openWriter(o: WriterOptions): WriterChannel;
+  /** Says where the data is, for logs and messages (a PostgreSQL URL without its password). */
+  readonly describe: string;
   /** Waits for the writes queued so far (PostgreSQL), then closes the connections. */
   close(): Promise<void>;
 }
@@ -123,6 +129,7 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
   const { RecordingStore } = await import("./recording-store");
   const { OutputStore } = await import("./output-store");
   const { EventReader: CommittedReader } = await import("./event-reader");
+  const { sqliteEventWriting } = await import("./writer");
   const sqlite = openDatabase(db);
   return {
     registry: new RegistryStore(sqlite),
@@ -137,8 +144,8 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
     committed: new CommittedReader(sqlite),
     artifacts: new ArtifactStore(sqlite, opts.artifactsDir),
     recordings: new RecordingStore(sqlite),
-    sqlite,
-    postgres: null,
+    ...sqliteEventWriting(sqlite, db),
+    describe: db,
     close: async () => sqlite.$client.close(),
   };
 }

@@ -2,6 +2,7 @@
  * HASSH (the SSH client fingerprint of `cowrie.client.kex`) as a filter of GET /api/v1/events and
  * a top list of GET /api/v1/stats, fed with real Cowrie 2.9 lines through the event socket.
  */
+import { sqliteEventWriting } from "../../src/db/writer";
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -96,7 +97,7 @@ test("fingerprints a crash left uncounted are counted at the next start (SQLite)
   const db = openDatabase(path);
   // Inline writer, counters held back as if the process died before writing them.
   const config = defaultCoreConfig({ db: path, ingest_worker: false, stats_flush_ms: 60_000, log_events: false });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   const [first, second] = sampleKex() as [Record<string, unknown>, Record<string, unknown>];
   for (const e of [first, second, narrowed(first, "0aa1bb2cc3dd"), { ...first, eventid: "cowrie.client.version" }]) ingest.submit(e, { transport: "events", remote: "t" });
   await ingest.flush();

@@ -1,3 +1,4 @@
+import { sqliteEventWriting } from "../../src/db/writer";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { defaultCoreConfig, type CoreConfig } from "../../src/config";
@@ -22,7 +23,7 @@ test("a stalled writer pauses reading: pending events stay bounded with many fas
   const db = openDatabase(config.db);
   const gate = Promise.withResolvers<void>();
   const overloaded = Promise.withResolvers<void>();
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
   ingest.onPressure((on) => on && overloaded.resolve());
   const socket = startEventSocket({ host: "127.0.0.1", port: 0, ingest, config, logger: silentLogger() });
   try {
@@ -95,7 +96,7 @@ test("fair reading: every one of several producers blasting at once is read, not
   const config = defaultCoreConfig({ db: join(dir.path, "events.db"), max_pending_events: 16000, batch_size: 4000, log_events: false });
   const db = openDatabase(config.db);
   const gate = Promise.withResolvers<void>();
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
   const socket = startEventSocket({ host: "127.0.0.1", port: 0, ingest, config, logger: silentLogger() });
   const PRODUCERS = 8;
   const producers: Awaited<ReturnType<typeof blaster>>[] = [];
@@ -130,7 +131,7 @@ function controlChannel(config: CoreConfig, gate: Promise<void>) {
   const db = openDatabase(config.db);
   const bus = new MessageBus();
   const registry = new Registry(new RegistryStore(db), bus, silentLogger(), config.heartbeat_timeout_ms);
-  const ingest = createIngest({ db, config, bus, registry, logger: silentLogger(), writerGate: () => gate });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus, registry, logger: silentLogger(), writerGate: () => gate });
   const security = new Security(config);
   security.useNodeSecrets(new SqlNodeSecretStore(db));
   const channel = startNodeChannel({

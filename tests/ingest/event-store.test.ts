@@ -1,3 +1,4 @@
+import { sqliteEventWriting } from "../../src/db/writer";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { defaultCoreConfig } from "../../src/config";
@@ -27,7 +28,7 @@ interface Sent {
 /** Writes events through the real pipeline (writer thread when `worker`) and returns what was sent, by id. */
 async function fill(db: Db, path: string, n: number, opts: { worker?: boolean; seed?: number; statsFlushMs?: number } = {}): Promise<Sent[]> {
   const config = defaultCoreConfig({ db: path, ingest_worker: opts.worker ?? true, batch_size: 700, log_events: false, stats_flush_ms: opts.statsFlushMs ?? 0 });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   let s = opts.seed ?? 1;
   const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
   const sent: Sent[] = [];
@@ -101,7 +102,7 @@ test("stats counters are exact, and a crash before they were written is recounte
   const db = openDatabase(path);
   // Inline writer, counters held back as if the process died before writing them.
   const config = defaultCoreConfig({ db: path, ingest_worker: false, stats_flush_ms: 60_000, log_events: false });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   for (let i = 0; i < 50; i++) ingest.submit({ eventid: "cowrie.login.failed", src_ip: `10.0.0.${i % 2}`, username: i < 30 ? "root" : "admin", password: "pw", timestamp: NOW }, { transport: "events", remote: "t" });
   await ingest.flush();
   const q = new EventQueries(db);
@@ -131,7 +132,7 @@ test("source addresses are counted exactly whatever their form (IPv4 as numbers,
   const path = join(dir.path, "events.db");
   const db = openDatabase(path);
   const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   const sent: Record<string, number> = { "203.0.113.7": 5, "2001:db8::1": 4, "010.0.0.1": 3, "10.0.0.1": 2, "255.255.255.255": 1 };
   for (const [ip, n] of Object.entries(sent)) for (let i = 0; i < n; i++) ingest.submit({ eventid: "cowrie.session.connect", src_ip: ip, timestamp: NOW }, { transport: "events", remote: "t" });
   await ingest.stop(); // writes the counters
@@ -144,7 +145,7 @@ test("stats over days read the daily sums of finished days and give exactly what
   const path = join(dir.path, "events.db");
   const db = openDatabase(path);
   const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   // Five days of events, a different mix each day, at the first and the last hour of each day:
   // a day counted twice, or an hour at a day's edge counted twice or not at all, shows.
   const send = (n: number, ts: number, ip: string, user: string) => {
@@ -178,7 +179,7 @@ test("stats over days read the daily sums of finished days and give exactly what
   expect(windows.map((w) => q.stats(w, 20))).toEqual(before);
 
   // An event that arrives late for a day already summed up is counted in both.
-  const late = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const late = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   late.submit({ eventid: "cowrie.login.failed", src_ip: "10.0.0.9", username: "root", timestamp: NOW - 3 * DAY }, { transport: "events", remote: "t" });
   await late.stop();
   const after = q.stats(7 * DAY, 20);
@@ -221,7 +222,7 @@ test("Core deletes events older than retention_days when it starts", async () =>
   const db = openDatabase(path);
   const sent = await fill(db, path, 300, { worker: false, seed: 5 });
   const config = defaultCoreConfig({ db: path, retention_days: 1, log_events: false });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   const q = new EventQueries(db);
   const kept = sent.filter((e) => e.ts >= Date.now() - DAY).length;
   await until(() => q.stats(30 * DAY, 1).totalEvents === kept, "old events deleted");
@@ -234,7 +235,7 @@ test("stats top lists stay exact when older hours of the window change after the
   const path = join(dir.path, "events.db");
   const db = openDatabase(path);
   const config = defaultCoreConfig({ db: path, ingest_worker: false, log_events: false });
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger() });
   const q = new EventQueries(db);
   const send = async (user: string, n: number, ageHours: number) => {
     for (let i = 0; i < n; i++) ingest.submit({ eventid: "cowrie.login.failed", src_ip: "10.0.0.1", username: user, password: "pw", timestamp: NOW - ageHours * 3_600_000 }, { transport: "events", remote: "t" });

@@ -1,3 +1,4 @@
+import { sqliteEventWriting } from "../../src/db/writer";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { defaultCoreConfig } from "../../src/config";
@@ -16,7 +17,7 @@ test("a writer that commits nothing while events wait makes Core unhealthy after
   const config = defaultCoreConfig({ db: join(dir.path, "events.db"), batch_size: 10, commit_stall_ms: 200, log_events: false });
   const db = openDatabase(config.db);
   const gate = Promise.withResolvers<void>();
-  const ingest = createIngest({ db, config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
+  const ingest = createIngest({ store: sqliteEventWriting(db, config.db), config, bus: new MessageBus(), registry: { nodeOfPot: () => null }, logger: silentLogger(), writerGate: () => gate.promise });
   try {
     expect(ingest.problem()).toBeNull();
     for (let i = 0; i < 25; i++) expect(ingest.submit({ eventid: "stall.event", src_ip: "10.0.0.1" }, { remote: "test", transport: "events" })).toBeNull();

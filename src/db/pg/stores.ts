@@ -1,12 +1,16 @@
 /**
  * The PostgreSQL stores (see ../stores.ts): one client for the queries, the write-through of
- * the registry and commands, and the node secrets' reads and writes; the event writer opens its own (src/core/ingest/writer-pg.ts).
+ * the registry and commands, and the node secrets' reads and writes; the event writer opens its own (./writer.ts).
  */
 import type { Stores } from "../stores";
 import { PgArtifactStore } from "./artifact-store";
 import { PgCommandStore } from "./command-store";
 import { PgEventQueries } from "./event-queries";
-import { openPgDatabase } from "./index";
+import { openPgDatabase, redactUrl } from "./index";
+import { addressParts } from "./address-part";
+import { PgSessionPart } from "./session-part";
+import { pgWriter } from "./writer";
+import { geoResolver } from "../writer";
 import { PgCommittedEvents } from "./committed-events";
 import { PgOutputStore } from "./output-store";
 import { PgNodeSecretStore } from "./node-secret-store";
@@ -45,8 +49,10 @@ export async function openPgStores(url: string, onWriteError?: (e: Error) => voi
       committed: new PgCommittedEvents(db.$client),
       artifacts: new PgArtifactStore(db),
       recordings: new PgRecordingStore(db),
-      sqlite: null,
-      postgres: { url, start },
+      ingestStart: () => start,
+      // Sessions and source addresses are written with each batch, by every PostgreSQL writer.
+      openWriter: (o) => pgWriter(url, "copy", [...addressParts(geoResolver(o.geo)), new PgSessionPart()]),
+      describe: redactUrl(url),
       close: async () => {
         // Bounded: a stop must not wait for a server that is gone.
         const lost = await writes.close(WRITE_DRAIN_MS);

@@ -2,8 +2,8 @@
  * The event writer's thread: owns one SQLite connection and answers the pipeline's requests
  * in order (see writer.ts).
  */
-import { openDatabase, type Db } from "../../db";
-import { EventWriter } from "../../db/event-writer";
+import { openDatabase, type Db } from "./index";
+import { EventWriter } from "./event-writer";
 import { geoResolver, WriterHost, type WriterRequest } from "./writer";
 
 declare const self: Worker;

@@ -10,12 +10,13 @@
  *
  * Requests are answered in the order they were sent; the writer runs one at a time.
  */
-import type { Db } from "../../db";
-import { EventWriter } from "../../db/event-writer";
-import type { EventBatch } from "../../db/event-store";
-import { geoLookup, type GeoSources } from "../../geo";
-import type { Logger } from "../../log";
+import type { Db } from "./index";
+import { EventWriter } from "./event-writer";
+import type { EventBatch } from "./event-store";
+import { geoLookup, type GeoSources } from "../geo";
+import type { Logger } from "../log";
 import type { CheckpointReply, CheckpointRequest } from "./checkpointer";
+import { EventQueries } from "./event-queries";
 
 export type WriterRequest =
   | { op: "open"; path: string; autoCheckpoint: boolean; geo: GeoSources | null }
@@ -240,5 +241,30 @@ export function workerWriter(path: string, log?: Logger, geo: GeoSources | null 
       }
     },
     problem: () => dead ?? checkpoints.problem(),
+  };
+}
+
+/** How the pipeline's writer is opened: in a thread of its own (a file database), and with which GeoIP files. */
+export interface WriterOptions {
+  worker: boolean;
+  geo: GeoSources | null;
+  logger?: Logger;
+}
+
+/** SQLite's event writing: the pipeline starts from its dictionaries and positions, and writes through a thread or inline. */
+export function sqliteEventWriting(db: Db, path: string) {
+  return {
+    ingestStart: () => {
+      const q = new EventQueries(db);
+      return { dictionaries: q.dictionaries(), spools: q.spoolPositions() };
+    },
+    openWriter: (o: WriterOptions): WriterChannel => {
+      // A worker cannot open the same in-memory database.
+      if (!o.worker || path === ":memory:") return inlineWriter(db, o.geo);
+      // The checkpointer thread copies the WAL into the database: a commit on this connection
+      // must not start a copy of its own.
+      db.$client.exec("PRAGMA wal_autocheckpoint = 0");
+      return workerWriter(path, o.logger, o.geo);
+    },
   };
 }

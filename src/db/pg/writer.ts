@@ -4,9 +4,9 @@
  * is left here (the COPY text, the segment summaries) is a small part of a batch's cost.
  * Requests run one at a time in the order sent, with the same rule after a failed write.
  */
-import { pgClient } from "../../db/pg";
-import { PgEventWriter, type PgBatchPart, type PgWriteMode } from "../../db/pg/event-writer";
-import type { WriteResult, WriterChannel } from "./writer";
+import { pgClient } from "./index";
+import { PgEventWriter, type PgBatchPart, type PgWriteMode } from "./event-writer";
+import type { WriteResult, WriterChannel } from "../writer";
 
 /** `parts`: what else each batch adds (PgBatchPart), written in its transaction. */
 export function pgWriter(url: string, mode: PgWriteMode = "copy", parts: PgBatchPart[] = []): WriterChannel {
