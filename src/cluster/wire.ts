@@ -16,7 +16,7 @@
  * (aligned to 8 bytes), then the data bytes. Strings are a u32 byte length (0xffffffff:
  * null) and UTF-8.
  */
-import type { EventBatch, SourceEntry, TypeEntry } from "../db/event-store";
+import type { EventBatch, KeyedBatch, SourceEntry, TypeEntry } from "../db/event-store";
 
 const MAGIC = 0x31424248; // "HBB1"
 const VERSION = 1;
@@ -29,12 +29,8 @@ const FIXED_BYTES = 4 + 1 + 1 + 4 * 5 + 8;
 const PER_EVENT_BYTES = 8 + 8 + 4 + 4 + 4;
 
 /** A batch as a writer receives it: every source and type its events use in `newSources`/`newTypes`. */
-export interface WireBatch extends EventBatch {
-  /** Idempotency key of each event (core/ingest/sender-keys.ts). */
-  keys: BigInt64Array;
-  /** `credCounts` counts exactly these events; otherwise the writer counts them from the data. */
-  credsComplete: boolean;
-}
+/** A decoded message: a batch with its events' idempotency keys (its storage side is db/event-store.ts). */
+export type WireBatch = KeyedBatch;
 
 export class WireError extends Error {}
 

@@ -12,7 +12,7 @@ import { isKexType } from "./hassh";
 import { COUNTED_THROUGH, DAILY_KEYS, DAILY_THROUGH, DAY_HOURS, HOUR_MS, IMMEDIATE, metaUpsert, readDailyThrough, type EventBatch } from "./event-store";
 import { HourlyCounts } from "./hourly-counts";
 import type { Db } from "./index";
-import { ipv4Text } from "./ipv4";
+import { ipv4Text } from "../net/ipv4";
 import { rowWriter, slot } from "./positional";
 import { eventCounts, eventCountsDaily, eventMeta, events, eventTypes } from "./schema";
 

@@ -74,6 +74,14 @@ export interface EventBatch {
   keys?: BigInt64Array;
 }
 
+/** A batch as a cluster's writers take it from the bus (src/cluster/wire.ts). */
+export interface KeyedBatch extends EventBatch {
+  /** Idempotency key of each event (core/ingest/sender-keys.ts). */
+  keys: BigInt64Array;
+  /** `credCounts` counts exactly these events; otherwise the writer counts them from the data. */
+  credsComplete: boolean;
+}
+
 /** The SQLite writers' statement that sets one event_meta key. */
 export function metaUpsert(db: Db) {
   return db

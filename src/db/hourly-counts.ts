@@ -1,6 +1,6 @@
 import { batchBytes, HOUR_MS, type CountKind, type EventBatch } from "./event-store";
 import { hasshOf, isKexType } from "./hassh";
-import { ipv4Of, ipv4Text } from "./ipv4";
+import { ipv4Of, ipv4Text } from "../net/ipv4";
 import { Ipv4Tally } from "./ipv4-tally";
 
 /**

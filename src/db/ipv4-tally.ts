@@ -26,7 +26,7 @@ export class Ipv4Tally {
     if (high > SLOTS * 0.7) throw new RangeError(`an IPv4 tally holds at most ${Math.floor(SLOTS * 0.7)} keys`);
   }
 
-  /** Adds `n` (at least 1) to the count of the address `v4` (ipv4.ts). */
+  /** Adds `n` (at least 1) to the count of the address `v4` (src/net/ipv4.ts). */
   add(v4: number, n: number): void {
     const keys = this.keys;
     const counts = this.counts;

@@ -9,7 +9,7 @@
  * So may a TOTP check (node secrets): every instance must see an enrollment and a spent step
  * at once, so PostgreSQL's are read from the database (src/core/auth/node-auth.ts).
  */
-import type { AuthChannel, NodeSecretStore } from "../core/auth/node-auth";
+import type { AuthChannel, NodeSecretStore } from "./node-secret-store";
 import type { ArtifactStorage } from "./artifact-store";
 import type { RecordingStorage } from "./recording-store";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";

@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import { basename, dirname } from "node:path";
 import { Reader, type Response } from "mmdb-lib";
 import { ConfigError } from "../config";
-import { ipv4Of } from "../db/ipv4";
+import { ipv4Of } from "../net/ipv4";
 import { mappedIpv4 } from "./address";
 import { AsnTable, type AsnRecord } from "./asn-table";
 

@@ -17,7 +17,7 @@
  */
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TOTP_PERIOD_S, totpCode } from "../core/auth/totp";
+import { TOTP_PERIOD_S, totpCode } from "../protocol/totp";
 
 export type Channel = "control" | "events";
 

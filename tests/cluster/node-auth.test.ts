@@ -5,7 +5,7 @@
  * and by the first when it comes back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TOTP_PERIOD_S, totpCode } from "../../src/core/auth/totp";
+import { TOTP_PERIOD_S, totpCode } from "../../src/protocol/totp";
 import { stringify } from "../../src/protocol/json";
 import { createLogger } from "../../src/log";
 import { startNode, type NodeHandle } from "../../src/node/agent";

@@ -8,7 +8,7 @@ import { openDatabase, type Db } from "../../src/db";
 import { EventQueries, type EventFilter } from "../../src/db/event-queries";
 import { EventWriter } from "../../src/db/event-writer";
 import { SEG_SIZE } from "../../src/db/event-store";
-import { ipv4Of, ipv4Text } from "../../src/db/ipv4";
+import { ipv4Of, ipv4Text } from "../../src/net/ipv4";
 import { silentLogger } from "../../src/log";
 import { tempDir, until } from "../helpers";
 

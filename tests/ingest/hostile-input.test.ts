@@ -3,7 +3,7 @@
  * unreadable timestamps, control characters for the log. Real Core, real sockets.
  */
 import { describe, expect, test } from "bun:test";
-import { TOTP_PERIOD_S, totpCode } from "../../src/core/auth/totp";
+import { TOTP_PERIOD_S, totpCode } from "../../src/protocol/totp";
 import { CONTROLS, createLogger } from "../../src/log";
 import { stringify } from "../../src/protocol/json";
 import { EventStreamClient, getJson, LineClient, registerNode, startTestCore, until, waitForEvents, WsClient } from "../helpers";

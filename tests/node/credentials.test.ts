@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TOTP_PERIOD_S, totpCode } from "../../src/core/auth/totp";
+import { TOTP_PERIOD_S, totpCode } from "../../src/protocol/totp";
 import { createLogger } from "../../src/log";
 import { startNode } from "../../src/node/agent";
 import { NodeCredentials } from "../../src/node/credentials";

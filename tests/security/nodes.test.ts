@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { statSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { TOTP_PERIOD_S, totpCode } from "../../src/core/auth/totp";
+import { TOTP_PERIOD_S, totpCode } from "../../src/protocol/totp";
 import { startNode } from "../../src/node/agent";
 import { silentLogger } from "../../src/log";
 import { LineClient, getJson, startTestCore, tempDir, until } from "../helpers";

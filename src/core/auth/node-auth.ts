@@ -16,26 +16,12 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { RateLimiter } from "./rate-limit";
-import { newTotpSecret, totpStep } from "./totp";
+import { newTotpSecret, totpStep } from "../../protocol/totp";
+import type { AuthChannel, NodeSecret, NodeSecretStore } from "../../db/node-secret-store";
 
-export type AuthChannel = "control" | "events";
+export type { AuthChannel, NodeSecret, NodeSecretStore };
 
 type MaybePromise<T> = T | Promise<T>;
-
-export interface NodeSecret {
-  secret: string;
-  control_step: number;
-  events_step: number;
-}
-
-/** Where per-node secrets and the last accepted step of each channel live (the database). */
-export interface NodeSecretStore {
-  get(nodeId: bigint): MaybePromise<NodeSecret | null>;
-  /** Stores a new node's secret; false when that node_id is enrolled already (by another instance meanwhile). */
-  create(nodeId: bigint, secret: string): MaybePromise<boolean>;
-  /** Records `step` as the channel's last accepted one if it is later than the stored one; false when it is not (a replay). */
-  claimStep(nodeId: bigint, channel: AuthChannel, step: number): MaybePromise<boolean>;
-}
 
 export type NodeAuthResult = { ok: true; totp_key?: string } | { ok: false; message: string };
 

@@ -15,8 +15,7 @@
  * - retention: one writer at a time (an advisory lock), and old event_keys rows go too.
  */
 import type { SQL } from "bun";
-import type { WireBatch } from "../../cluster/wire";
-import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchData, type CountKind, type SourceEntry, type TypeEntry } from "../event-store";
+import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchData, type CountKind, type KeyedBatch, type SourceEntry, type TypeEntry } from "../event-store";
 import { hasshOf, isKexType } from "../hassh";
 import { HourlyCounts } from "../hourly-counts";
 import { countStored, meta, PgEventWriter, type PgBatchPart, type PgWriteMode, type Rows, type StoredForCount } from "./event-writer";
@@ -87,7 +86,7 @@ export class PgClusterEventWriter extends PgEventWriter {
   override async flushCounts(): Promise<void> {}
 
   /** Commits one message's new events (see the file header); resolves once committed. */
-  async writeShared(m: WireBatch): Promise<ClusterCommit> {
+  async writeShared(m: KeyedBatch): Promise<ClusterCommit> {
     const ips = m.srcIps.split("\n");
     const data = batchData(m);
     await this.ensurePartitions(m.ts, m.n);
@@ -197,7 +196,7 @@ export class PgClusterEventWriter extends PgEventWriter {
    * cover exactly these events (the whole batch in one message, none stored before); otherwise
    * the credentials are read from the data.
    */
-  private countRows(m: WireBatch, stored: number[], rows: Rows, typeName: Map<number, string>): HourlyCounts {
+  private countRows(m: KeyedBatch, stored: number[], rows: Rows, typeName: Map<number, string>): HourlyCounts {
     const c = new HourlyCounts();
     const whole = m.credsComplete && stored.length === m.n;
     for (let k = 0; k < rows.n; k++) {

@@ -6,7 +6,7 @@
  * round trip or two each costs little.
  */
 import { and, eq, lt } from "drizzle-orm";
-import type { AuthChannel, NodeSecret, NodeSecretStore } from "../../core/auth/node-auth";
+import type { AuthChannel, NodeSecret, NodeSecretStore } from "../node-secret-store";
 import type { PgDb } from "./index";
 import { nodeSecrets } from "./schema";
 
