@@ -5,7 +5,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { EventStreamClient, getJson, startTestCore, until } from "../helpers";
+import { EventStreamClient, getJson, settled, startTestCore, until } from "../helpers";
 import { launchBrowser, sshShell, startSystem } from "../helpers/console";
 import { sha256 } from "../../src/core/auth";
 
@@ -43,6 +43,7 @@ test("a recorded session whose events came to Core with no node says no path for
     c.send(lines);
     await c.ack(lines.length);
   }
+  await settled(core);
   const [recorded] = (await getJson(`${core.api}/api/v1/sessions?session=4f1da0ba5dbe`)).body.sessions;
   expect(recorded).toMatchObject({ recording: true, node_id: null });
   await using browser = await launchBrowser();
@@ -59,6 +60,7 @@ test("a session's page opens from the honeypot's session hash as well as from Co
     c.send(lines);
     await c.ack(lines.length);
   }
+  await settled(core);
   const [recorded] = (await getJson(`${core.api}/api/v1/sessions?session=4f1da0ba5dbe`)).body.sessions;
   await using browser = await launchBrowser();
   const page = await browser.newPage();

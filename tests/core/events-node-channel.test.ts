@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import type { BusMessage } from "../../src/core/bus";
 import { stringify } from "../../src/protocol/json";
 import { BIG_ID, getJson, registerNode, startTestCore, until } from "../helpers";
+import { onCluster } from "../helpers/postgres";
 
 test("PotEvent (both styles), PotLog and NodeEvent from the control channel go through the same pipeline and onto the bus", async () => {
   await using core = await startTestCore();
@@ -33,6 +34,8 @@ test("PotEvent (both styles), PotLog and NodeEvent from the control channel go t
     payload,
     meta: { node_id: BIG_ID, pot_id: "ssh-1", event_type: "cowrie.login.failed" },
   });
-  expect(published[0]!.frame).toBe(stringify({ version: 2, message: { PotEvent: payload } }));
+  // Alone, the pipeline writes the feed's frame itself; in a cluster the event comes from the
+  // writers over the bus as a payload, and the proxy frames it.
+  if (!onCluster()) expect(published[0]!.frame).toBe(stringify({ version: 2, message: { PotEvent: payload } }));
   expect((await getJson(`${core.api}/api/v1/stats`)).body.ingest).toMatchObject({ received: 5, committed: 4, rejected: 1 });
 });
