@@ -12,6 +12,7 @@ import { EventStreamClient, getJson, type LineClient, registerNode, tempDir, unt
 import { FAST } from "../node/node-helpers";
 import { clusterName, dropCluster, NATS_URL, numbered, sharedDatabase, storedPerProducer } from "./helpers";
 import { AckedProducer, spawnCore, type CoreProcess } from "./processes";
+import { BEAT_MS } from "../../src/cluster/presence";
 
 describe("three instances", () => {
   const cluster = clusterName();
@@ -49,6 +50,8 @@ describe("three instances", () => {
   });
 
   test("stats on any instance counts the deployment's ingest: events received by A and by B are in C's stats", async () => {
+    // What the tests before sent reaches C with each instance's next beat (every 2 s): counted first.
+    await Bun.sleep(BEAT_MS * 1.5);
     const before = (await getJson(`${c.api}/api/v1/stats`)).body.ingest.received as number;
     for (const [core, n] of [[a, 4], [b, 3]] as const) {
       using producer = await EventStreamClient.connect(core.ports.event, { acks: true });
