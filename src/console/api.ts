@@ -2,6 +2,7 @@
  * Talking to Core's REST API from the console: same origin, the token from sessionStorage,
  * node ids kept exact (they are u64, above 2^53: read as strings), errors in Core's shape.
  */
+import type { CommandRecord as CommandRecordOf, EventRecord as EventRecordOf } from "../protocol/records";
 const TOKEN_KEY = "honeybee.token";
 
 export const token = {
@@ -93,17 +94,13 @@ export interface Me {
   auth_enabled: boolean;
 }
 
-export interface EventRecord {
-  id: number;
-  node_id: string | null;
-  pot_id: string | null;
-  pot_type: string | null;
-  event_type: string;
-  timestamp: string;
-  src_ip: string | null;
-  data: Record<string, any>;
-  geo?: { country?: string | null; asn?: number | null; as_org?: string | null } | null;
-}
+/**
+ * A record as the console reads it: the schema Core sends (src/protocol/records.ts), with its
+ * exact u64 ids as the strings the console keeps them as.
+ */
+type Wire<T> = T extends bigint ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+
+export type EventRecord = Wire<EventRecordOf>;
 
 export interface NodeSummary {
   node_id: string;
@@ -147,21 +144,7 @@ export interface Stats {
   geo_attribution?: { country: string; asn: string };
 }
 
-export interface CommandRecord {
-  command_id: string;
-  node_id: string;
-  command: string;
-  pot_id: string | null;
-  body: unknown;
-  status: "issued" | "sent" | "succeeded" | "failed";
-  message: string | null;
-  data: unknown;
-  source: string;
-  principal: string | null;
-  remote_addr: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type CommandRecord = Wire<CommandRecordOf>;
 
 export interface CatalogueKind {
   name: string;

@@ -6,25 +6,10 @@ import { parseWithIds, stringify } from "../protocol/json";
 import type { Db } from "./index";
 import { commands } from "./schema";
 import type { CommandStorage } from "./stores";
+import type { CommandRecord, CommandStatus } from "../protocol/records";
 
-export type CommandStatus = "issued" | "sent" | "succeeded" | "failed";
-
-export interface CommandRecord {
-  command_id: string;
-  node_id: bigint;
-  command: string;
-  pot_id: string | null;
-  body: unknown;
-  status: CommandStatus;
-  message: string | null;
-  /** The node's answer (CommandResult.data), as it sent it. */
-  data: unknown;
-  source: string;
-  principal: string | null;
-  remote_addr: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A command's record as REST shows it: one schema, src/protocol/records.ts. */
+export type { CommandRecord, CommandStatus } from "../protocol/records";
 
 export interface CommandQuery {
   node_id?: bigint;

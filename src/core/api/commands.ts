@@ -7,51 +7,14 @@ import { Elysia, t } from "elysia";
 import type { CommandStorage } from "../../db/stores";
 import { toU64 } from "../../protocol/json";
 import { Command } from "../../protocol/messages";
-import { NodeId } from "../../protocol/types";
 import type { CommandRouter } from "../commands/router";
 import type { Security } from "../auth";
 import { ApiError, ErrorBody, badRequest, errorResponses, notFound } from "./errors";
 import { parseNodeId } from "./nodes";
 import { noQuery, queryParams } from "./query";
+import { CommandRecord } from "../../protocol/records";
 
-export const CommandRecord = t.Object(
-  {
-    command_id: t.String(),
-    node_id: NodeId,
-    command: t.String({ description: "Command name.", example: "InstallPot" }),
-    pot_id: t.Union([t.String(), t.Null()]),
-    body: t.Unknown({ description: "The command object as sent to the node." }),
-    status: t.Union([t.Literal("issued"), t.Literal("sent"), t.Literal("succeeded"), t.Literal("failed")], {
-      description: "issued: recorded; sent: written to the node's connection; succeeded/failed: the node's CommandResult.",
-    }),
-    message: t.Union([t.String(), t.Null()], {
-      description: "The node's message, or why the command failed. A failed InstallPot whose pot the node reported Failed adds how to remove that pot from the registry (`honeybee remove NODE POT`, RemovePot).",
-    }),
-    data: t.Unknown({ description: "The node's answer as structured data (CommandResult.data): logs, metrics, info, live settings; null when it sent none. docs/protocol.md gives each command's shape." }),
-    source: t.String({ description: "Door the command came through: rest or ws.", example: "rest" }),
-    principal: t.Union([t.String(), t.Null()], { description: "Who sent it (the API token's name when authentication is on)." }),
-    remote_addr: t.Union([t.String(), t.Null()]),
-    created_at: t.String({ format: "date-time" }),
-    updated_at: t.String({ format: "date-time" }),
-  },
-  {
-    example: {
-      command_id: "0b5e7c1e-8f1c-4c55-9f0e-3f2a4d1c9a10",
-      node_id: 18446744073709551557n,
-      command: "DeployPot",
-      pot_id: "ssh-01",
-      body: { DeployPot: "ssh-01" },
-      status: "succeeded",
-      message: "running (pid 4242), listening on ssh 2222",
-      data: { pot_id: "ssh-01", pot_type: "cowrie", status: "Running", message: "running (pid 4242), listening on ssh 2222" },
-      source: "rest",
-      principal: null,
-      remote_addr: "127.0.0.1",
-      created_at: "2026-11-22T01:07:41.947Z",
-      updated_at: "2026-11-22T01:07:42.120Z",
-    },
-  },
-);
+export { CommandRecord } from "../../protocol/records";
 
 const MAX_LIMIT = 500;
 

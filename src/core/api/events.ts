@@ -9,8 +9,7 @@ import { HASSH_PATTERN } from "../../db/hassh";
 import type { EventReader } from "../../db/stores";
 import { stringify, toU64 } from "../../protocol/json";
 import { dataJson, recordJson } from "../ingest/record-json";
-import { NodeId } from "../../protocol/types";
-import { Type, type TAny, type TRecord, type TSchema, type TString } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import type { GeoLookup } from "../../geo";
 import { TIME_FORMS, parseTimeArg } from "../../time";
 import type { Ingest, IngestCounters } from "../ingest/types";
@@ -18,59 +17,14 @@ import { badRequest, errorResponses, notFound } from "./errors";
 import { type NodeNames, nodeParam } from "./node-ref";
 import { noQuery, queryParams } from "./query";
 import { statsApi, type OutputsStats, type Stats } from "./stats";
+import { EventRecord, exampleEvent } from "../../protocol/records";
 
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
 
-const exampleEvent = {
-  id: 1042,
-  node_id: 18446744073709551557n,
-  pot_id: "cowrie-01",
-  pot_type: "cowrie",
-  event_type: "cowrie.login.failed",
-  timestamp: "2026-11-22T01:07:42.010Z",
-  src_ip: "203.0.113.7",
-  geo: { country: "CN", asn: 4134, as_org: "Chinanet" },
-  data: { session: "61cb4b9d22c9", username: "admin", password: "wrongpw", protocol: "ssh", message: "login attempt [admin/wrongpw] failed" },
-};
+export { EventRecord, GeoRecord } from "../../protocol/records";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
-
-export const GeoRecord = t.Object(
-  {
-    country: nullable(t.String({ description: "ISO 3166-1 alpha-2 country code." })),
-    asn: nullable(t.Integer({ minimum: 0, description: "Autonomous system number." })),
-    as_org: nullable(t.String({ description: "The autonomous system's organisation." })),
-  },
-  {
-    description:
-      "Where the source address is, from offline data: DB-IP Lite and RouteViews/NRO/DB-IP IP-to-ASN by default, or the operator's MaxMind files (`geoip_db`, `asn_db`); see the stats' `geo_attribution`. A field is null where the data does not know it; `geo` is absent when the event has no source address or the data knows nothing of it (private, reserved and documentation ranges such as 10.0.0.0/8 or 203.0.113.0/24).",
-  },
-);
-
-/**
- * Any object, typed as one. Not a t.Record: Elysia's copy of a response (exact-mirror) assigns
- * a record's keys one by one into `{}`, and a `__proto__` key (attackers' data has them) then
- * sets the copy's prototype instead of being a key; an object schema with additional
- * properties is copied with a spread, which keeps every own key.
- */
-const EventData = t.Object({}, { additionalProperties: true, description: "Every field of the event that is not one of the columns above." }) as TSchema as TRecord<TString, TAny>;
-
-export const EventRecord = t.Object(
-  {
-    id: t.Integer({ minimum: 1, description: "Event id: the order Core committed events in." }),
-    node_id: nullable(NodeId),
-    pot_id: nullable(t.String({ description: "Honeypot that produced the event." })),
-    pot_type: nullable(t.String({ description: "Kind of honeypot (`cowrie`, `honnypotter`, ...)." })),
-    event_type: t.String({ description: "Event type, e.g. `cowrie.login.failed` (also when a node sent it as a PotLog); `log.<type>` for a PotLog of a process's output (`log.stderr`), `node.<event>` for NodeEvent." }),
-    timestamp: t.String({ description: "Event time, ISO 8601 UTC (the receive time when the event had none)." }),
-    src_ip: nullable(t.String({ description: "Attacker's address." })),
-    geo: t.Optional(GeoRecord),
-    data: EventData,
-  },
-  { example: exampleEvent },
-);
-export type EventRecord = typeof EventRecord.static;
 
 export const EventPage = t.Object(
   {

@@ -18,6 +18,7 @@ import { isEnvelope } from "../../protocol/classify";
 import { decodeEnvelope } from "../../protocol/messages";
 import { isoTime } from "../../protocol/time";
 import { farOff, parseTimestamp } from "./timestamp";
+import type { EventRecord } from "../../protocol/records";
 
 export interface NormalisedEvent {
   node_id: bigint | null;
@@ -45,19 +46,8 @@ export interface IngestEvent extends Omit<NormalisedEvent, "data"> {
   password: string | null;
 }
 
-/** The event as every reader sees it (REST, live feed, log). */
-export interface EventRecord {
-  id: number;
-  node_id: bigint | null;
-  pot_id: string | null;
-  pot_type: string | null;
-  event_type: string;
-  timestamp: string;
-  src_ip: string | null;
-  /** Country and network of src_ip (src/geo), added for the live feed and REST. */
-  geo?: { country: string | null; asn: number | null; as_org: string | null };
-  data: Record<string, unknown>;
-}
+/** The event as every reader sees it (REST, live feed, log): one schema, src/protocol/records.ts. */
+export type { EventRecord } from "../../protocol/records";
 
 export interface NormaliseContext {
   /** Receive time in ms: the timestamp of an event that has none, or whose own is far off. */
