@@ -3,7 +3,7 @@
  * (`bun bench/cluster-writer.ts`; BENCH_EVENTS events, default 100,000; the machine's
  * PostgreSQL and NATS, or PG_ADMIN_URL and NATS_URL):
  *
- * - baseline: an EventPipeline with the PostgreSQL writer (db/pg/writer.ts);
+ * - baseline: an EventPipeline with the PostgreSQL writer (db/pg/writer-channel.ts);
  * - ingest: the same pipeline publishing to JetStream (cluster/ingest-channel.ts), until every PubAck;
  * - writer: one writer role (cluster/writer-role.ts) draining that backlog into PostgreSQL;
  * - both: ingest and writer at once, submit to the last commit.
@@ -14,8 +14,8 @@ import { startWriterRole } from "../src/cluster/writer-role";
 import { defaultCoreConfig } from "../src/config";
 import { MessageBus } from "../src/core/bus";
 import { EventPipeline } from "../src/core/ingest/pipeline";
-import type { WriterChannel } from "../src/db/writer";
-import { pgWriter } from "../src/db/pg/writer";
+import type { WriterChannel } from "../src/db/writer-channel";
+import { pgWriter } from "../src/db/pg/writer-channel";
 import { openPgDatabase } from "../src/db/pg";
 import { silentLogger } from "../src/log";
 import { scratchDatabase } from "../tests/helpers/postgres";

@@ -16,7 +16,7 @@
  *
  * Env: BENCH_GEO_EVENTS (1000000), BENCH_GEO_FLUSH (300000), BENCH_ROUNDS (3).
  */
-import { sqliteEventWriting } from "../src/db/writer";
+import { sqliteEventWriting } from "../src/db/writer-channel";
 import { defaultCoreConfig } from "../src/config";
 import { MessageBus } from "../src/core/bus";
 import { createIngest } from "../src/core/ingest";

@@ -6,7 +6,7 @@
  * argv: db path, expected events. Prints {"port"} when listening, then
  * {"done": Date.now(), "max_pending": n} once every expected event is committed.
  */
-import { sqliteEventWriting } from "../src/db/writer";
+import { sqliteEventWriting } from "../src/db/writer-channel";
 import { defaultCoreConfig } from "../src/config";
 import { openDatabase } from "../src/db";
 import { MessageBus } from "../src/core/bus";

@@ -52,7 +52,7 @@
  * BENCH_RUN_TIMEOUT (seconds for one server's warm-up and run, default the larger of 300 and
  * one per 5,000 events: a round that takes longer is killed and reported as hung).
  */
-import { sqliteEventWriting } from "../src/db/writer";
+import { sqliteEventWriting } from "../src/db/writer-channel";
 import { Database } from "bun:sqlite";
 import { copyFileSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * The pipeline's writer channel (db/writer.ts) on a cluster's ingest instance: a
+ * The pipeline's writer channel (db/writer-channel.ts) on a cluster's ingest instance: a
  * sealed batch is published to the JetStream event stream (wire.ts) and counts as committed
  * once JetStream has stored every message of it, so an EventAck to a sender means "stored in
  * JetStream". A writer instance (writer-role.ts) commits it to PostgreSQL later and gives the
@@ -14,7 +14,7 @@
  * harmless too, and keep two batches of identical events two messages.
  */
 import type { SourceEntry, TypeEntry } from "../db/event-store";
-import type { WriterChannel } from "../db/writer";
+import type { WriterChannel } from "../db/writer-channel";
 import { maxPayload, type Bus } from "./connect";
 import { encodeBatch, type WireDictionary } from "./wire";
 

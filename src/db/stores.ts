@@ -21,7 +21,7 @@ import type { AddressStorage } from "./address-store";
 import type { IndicatorStorage } from "./indicator-store";
 import type { TimelineStorage } from "./timeline";
 import type { CommittedEvents, OutputStorage } from "./output-storage";
-import type { WriterChannel, WriterOptions } from "./writer";
+import type { WriterChannel, WriterOptions } from "./writer-channel";
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -129,7 +129,7 @@ export async function openStores(db: string, onWriteError?: (e: Error) => void, 
   const { RecordingStore } = await import("./recording-store");
   const { OutputStore } = await import("./output-store");
   const { EventReader: CommittedReader } = await import("./event-reader");
-  const { sqliteEventWriting } = await import("./writer");
+  const { sqliteEventWriting } = await import("./writer-channel");
   const sqlite = openDatabase(db);
   return {
     registry: new RegistryStore(sqlite),

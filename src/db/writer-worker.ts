@@ -4,7 +4,7 @@
  */
 import { openDatabase, type Db } from "./index";
 import { EventWriter } from "./event-writer";
-import { geoResolver, WriterHost, type WriterRequest } from "./writer";
+import { geoResolver, WriterHost, type WriterRequest } from "./writer-channel";
 
 declare const self: Worker;
 

@@ -10,7 +10,7 @@ import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { startEventSocket } from "../../src/core/ingest/event-socket";
 import { EventPipeline } from "../../src/core/ingest/pipeline";
-import { pgWriter } from "../../src/db/pg/writer";
+import { pgWriter } from "../../src/db/pg/writer-channel";
 import { bloomHas } from "../../src/db/bloom";
 import { SEG_SIZE } from "../../src/db/event-store";
 import { openPgDatabase } from "../../src/db/pg";

@@ -2,7 +2,7 @@
  * HASSH (the SSH client fingerprint of `cowrie.client.kex`) as a filter of GET /api/v1/events and
  * a top list of GET /api/v1/stats, fed with real Cowrie 2.9 lines through the event socket.
  */
-import { sqliteEventWriting } from "../../src/db/writer";
+import { sqliteEventWriting } from "../../src/db/writer-channel";
 import { expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -86,7 +86,6 @@ test("writes made while PostgreSQL is stopped are stored once it is back: a pot 
     const during = await getJson(`${c.api}/api/v1/commands/${sent[0]}`);
     expect({ status: during.status, code: during.body.error?.code }).toEqual({ status: 503, code: "database_unavailable" });
     await until(() => c.logs.some((l) => /registry and command writes wait/.test(l.err?.message ?? l.msg ?? "")), "the stall to be logged");
-    await Bun.sleep(2000);
     await own.start();
     for (const id of sent) {
       await until(async () => (await getJson(`${c.api}/api/v1/commands/${id}`)).body.status === "succeeded", `command ${id} stored with its result`);

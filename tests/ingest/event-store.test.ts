@@ -1,4 +1,4 @@
-import { sqliteEventWriting } from "../../src/db/writer";
+import { sqliteEventWriting } from "../../src/db/writer-channel";
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { defaultCoreConfig } from "../../src/config";

@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { EventPipeline } from "../../src/core/ingest/pipeline";
-import { pgWriter } from "../../src/db/pg/writer";
+import { pgWriter } from "../../src/db/pg/writer-channel";
 import { openPgDatabase } from "../../src/db/pg";
 import { silentLogger } from "../../src/log";
 import { until } from "../helpers";

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { defaultCoreConfig } from "../../src/config";
 import { MessageBus } from "../../src/core/bus";
 import { EventPipeline } from "../../src/core/ingest/pipeline";
-import type { WriterChannel } from "../../src/db/writer";
+import type { WriterChannel } from "../../src/db/writer-channel";
 import { batchData, type EventBatch } from "../../src/db/event-store";
 import { silentLogger } from "../../src/log";
 

@@ -12,7 +12,7 @@ import type { Registry } from "../registry";
 import { EventPipeline } from "./pipeline";
 import type { PotSighting } from "./batch-sources";
 import type { Ingest } from "./types";
-import type { WriterChannel } from "../../db/writer";
+import type { WriterChannel } from "../../db/writer-channel";
 
 export { startEventSocket, type EventSocketOptions, type EventSocketHandle } from "./event-socket";
 

@@ -26,7 +26,7 @@ import { fromNodeEvent, normalise, parseData, toIngestEvent, type IngestEvent } 
 import { SenderKeys } from "./sender-keys";
 import { dataBytes, dataText, writeData, type ScannedLine } from "./scan";
 import type { Ingest, IngestCounters, IngestSource, StreamTag } from "./types";
-import type { WriteResult, WriterChannel } from "../../db/writer";
+import type { WriteResult, WriterChannel } from "../../db/writer-channel";
 
 export interface PipelineOptions {
   config: Pick<CoreConfig, "batch_size" | "batch_delay_ms" | "max_pending_events" | "max_pending_bytes" | "log_events" | "stats_flush_ms" | "retention_days" | "commit_stall_ms">;

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "../../log";
 import type { RateLimitedLog } from "../../net/rate-limited-log";
-import type { WriterChannel } from "../../db/writer";
+import type { WriterChannel } from "../../db/writer-channel";
 
 const RETENTION_EVERY_MS = 60_000;
 const RETENTION_CHUNK = 2000;

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL stores (see ../stores.ts): one client for the queries, the write-through of
- * the registry and commands, and the node secrets' reads and writes; the event writer opens its own (./writer.ts).
+ * the registry and commands, and the node secrets' reads and writes; the event writer opens its own (./writer-channel.ts).
  */
 import type { Stores } from "../stores";
 import { PgArtifactStore } from "./artifact-store";
@@ -9,8 +9,8 @@ import { PgEventQueries } from "./event-queries";
 import { openPgDatabase, redactUrl } from "./index";
 import { addressParts } from "./address-part";
 import { PgSessionPart } from "./session-part";
-import { pgWriter } from "./writer";
-import { geoResolver } from "../writer";
+import { pgWriter } from "./writer-channel";
+import { geoResolver } from "../writer-channel";
 import { PgCommittedEvents } from "./committed-events";
 import { PgOutputStore } from "./output-store";
 import { PgNodeSecretStore } from "./node-secret-store";

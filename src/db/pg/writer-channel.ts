@@ -6,7 +6,7 @@
  */
 import { pgClient } from "./index";
 import { PgEventWriter, type PgBatchPart, type PgWriteMode } from "./event-writer";
-import type { WriteResult, WriterChannel } from "../writer";
+import type { WriteResult, WriterChannel } from "../writer-channel";
 
 /** `parts`: what else each batch adds (PgBatchPart), written in its transaction. */
 export function pgWriter(url: string, mode: PgWriteMode = "copy", parts: PgBatchPart[] = []): WriterChannel {
