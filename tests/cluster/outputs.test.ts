@@ -67,7 +67,7 @@ describe("outputs and rules on two instances", () => {
     const alerts = async () => (await getJson(`${a.api}/api/v1/stats?top=50`)).body.top.event_types.find((t: any) => t.value === "alert.each")?.count ?? 0;
     await until(async () => (await alerts()) >= 500, "500 alerts stored", 3000);
     // Whatever a second deliverer would add has had time to arrive.
-    await until(async () => (await hookOn(a)).status.lag === 0 && (await hookOn(b)).status.lag === 0, "both instances to see the output caught up");
+    await until(async () => (await hookOn(a)).status.lag === 0 && (await hookOn(b)).status.lag === 0, "both instances to see the output caught up", 3000);
     await Bun.sleep(1500);
     expect(hook.got.length).toBe(500);
     expect(new Set(hook.seqs()).size).toBe(500);
