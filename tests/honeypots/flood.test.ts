@@ -88,6 +88,20 @@ describe("every kind under the same storm", () => {
           expect(await session(kind, before!)).toEqual({ connect: true, closed: true });
           expect(await session(kind, await open(port))).toEqual({ connect: true, closed: true });
         }
+
+        // Nothing lost on the way to the node: every line the pot logged through the storm reached
+        // the relay, and every connection it took (the flood's, the storm's it let in) is a whole
+        // session there, opened and closed.
+        const relayedLines = () => relay.lines.filter((l) => JSON.parse(l).pot_type === kind);
+        for (let i = 0; i < 600 && relayedLines().length < pot.fileLines().length; i++) await Bun.sleep(50);
+        const relayed = relayedLines();
+        expect(relayed).toEqual(pot.fileLines());
+        const events = relayed.map((l) => JSON.parse(l));
+        const opened = events.filter((e) => e.eventid === `${kind}.session.connect`).map((e) => e.session);
+        const ended = new Set(events.filter((e) => e.eventid === `${kind}.session.closed`).map((e) => e.session));
+        expect(opened.filter((s) => !ended.has(s))).toEqual([]);
+        console.log(`${kind}: ${relayed.length} events, ${opened.length} sessions, all closed, logged and relayed alike`);
+        if (kind !== "honnypotter") expect(opened.length).toBeGreaterThan(2);
       } finally {
         await pot.stop();
         removeDir(pot.dir);
