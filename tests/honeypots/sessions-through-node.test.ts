@@ -3,7 +3,7 @@
  * installed through Core's REST API (InstallPot), attacked with its real client, and what the
  * attack left read back from Core's sessions API, the way Cowrie's sessions are: the logins with
  * their passwords, the commands, the files with their hashes, and the files themselves stored on
- * Core as artifacts.
+ * Core as artifacts. The node supervises them as it does any pot: one killed is started again.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
@@ -188,6 +188,18 @@ describe("a node's pots of every network-service kind, read back from the sessio
     const { row, page } = await sessionOf("web", (_row, page) => page.credentials.length > 0);
     expect(row).toMatchObject({ pot_id: "web-1", login_success: false });
     expect(page.credentials).toEqual([{ timestamp: expect.any(String), username: "admin", password: "hunter2", success: false }]);
+  });
+
+  test("supervised by the node: a pot killed outright is restarted and answers again; StopPot closes its port", async () => {
+    const ping = () => run([requireTool("redis-cli"), "-h", "127.0.0.1", "-p", String(port.redis), "PING"]);
+    const status = async () => ((await api("/api/v1/honeypots")).honeypots as any[]).find((p) => p.pot_id === "redis-1")?.status;
+    const pid = node.supervisor.status("redis-1")!.pid!;
+    process.kill(pid, "SIGKILL");
+    await until(async () => node.supervisor.status("redis-1")?.pid !== pid && (await status()) === "Running" && (await ping()).stdout === "PONG\n", "redis-1 restarted and answering", 3000);
+    const stop = await getJson(`${core.api}/api/v1/nodes/${node.nodeId}/commands`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ StopPot: "redis-1" }) });
+    expect(stop.status).toBe(202);
+    await until(async () => (await status()) === "Stopped", "redis-1 Stopped", 3000);
+    expect((await ping()).stdout).not.toBe("PONG\n");
   });
 
   test("tcp: nc's connection is a session with its payload", async () => {
