@@ -1,8 +1,9 @@
 /**
  * Roles come from the route that matched, not from the URL's text: every operation of the
  * OpenAPI document, asked with a read token as written and with a trailing slash, a dot
- * segment and a doubled slash (sent as they are, like `curl --path-as-is`), answers the
- * same as its own path or is not routed at all; a read token never gets an artifact's bytes.
+ * segment (at the end or before the last segment, also percent-encoded) and a doubled slash
+ * (sent as they are, like `curl --path-as-is`), answers the same as its own path or is not
+ * routed at all; a read token never gets an artifact's bytes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -51,7 +52,7 @@ async function raw(method: string, path: string, token: string): Promise<{ statu
 
 const VALUES: Record<string, string> = { sha256: SHA, node_id: String(BIG_ID), pot_id: "ssh-1", id: "1", command_id: "1", name: "cowrie", kind: "cowrie", ip: "203.0.113.9", output_id: "1", rule_id: "1", file: "swagger-ui.css" };
 const fill = (template: string) => template.replace(/\{(\w+)\}/g, (_, name: string) => VALUES[name] ?? "x");
-const variants = (path: string) => [path, `${path}/`, `${path}/.`, `${path}/./`, path.replace(/\/([^/]+)$/, "//$1")];
+const variants = (path: string) => [path, `${path}/`, `${path}/.`, `${path}/./`, `${path}/%2e`, `${path}/%2E/`, path.replace(/\/([^/]+)$/, "/./$1"), path.replace(/\/([^/]+)$/, "//$1")];
 
 beforeAll(async () => {
   const db = openDatabase(join(dir.path, "core.db"));
