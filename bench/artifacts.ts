@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encryptedZip } from "../src/core/artifacts/zip";
+import { encryptedZip } from "../src/modules/artifacts/zip";
 import { openDatabase } from "../src/db";
 import { ArtifactStore, type ArtifactStorage } from "../src/db/artifact-store";
 import { openPgDatabase } from "../src/db/pg";

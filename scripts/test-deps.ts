@@ -77,7 +77,8 @@ function aptPrefix(): string[] | null {
 
 function apt(prefix: string[], args: string[]): { ok: boolean; output: string } {
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const r = Bun.spawnSync([...prefix, "apt-get", ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  // Another apt-get (a package update, a second test run) holds dpkg's lock for a while: wait for it rather than fail.
+  const r = Bun.spawnSync([...prefix, "apt-get", "-o", "DPkg::Lock::Timeout=600", ...args], { env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   return { ok: r.exitCode === 0, output: `${r.stdout.toString()}${r.stderr.toString()}`.trim() };
 }
 

@@ -168,7 +168,7 @@ export const CoreConfig = Type.Object({
   }),
   auth_failures_per_minute: Type.Integer({ minimum: 1, default: 10, description: "Failed authentications per minute per address before it is refused for a while." }),
   // ---- Outputs and alert rules (docs/outputs.md) ----
-  // Each definition is checked against its own type's schema when Core starts (src/core/outputs/model.ts), which names the field at fault.
+  // Each definition is checked against its own type's schema when Core starts (src/modules/outputs/model.ts), which names the field at fault.
   outputs: Type.Array(Type.Unsafe<{ name: string; type: string; [field: string]: unknown }>(Type.Object({ name: Type.String(), type: Type.String() })), {
     default: [],
     description:

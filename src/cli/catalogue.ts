@@ -2,7 +2,7 @@
  * `honeybee catalogue [KIND]`: the honeypot kinds a node can install, and a kind's config keys.
  */
 import type { Command } from "commander";
-import type { CatalogueKind as CatalogueKindSchema } from "../core/api/catalogue";
+import type { CatalogueKind as CatalogueKindSchema } from "../modules/catalogue";
 import { ApiError } from "./client";
 import { action, withConnection } from "./command";
 import { CliError } from "./errors";

@@ -2,7 +2,8 @@
  * A small client of Core's REST API for the CLI. Responses are parsed with exact u64 node ids
  * (they exceed 2^53), and every failure becomes a CliError whose one line says what to do.
  */
-import type { Honeypot, NodeDetail, NodeSummary } from "../core/api/model";
+import type { NodeDetail, NodeSummary } from "../modules/nodes";
+import type { Honeypot } from "../modules/pots";
 import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import { CliError, Unreachable, usageError } from "./errors";
 

@@ -2,8 +2,8 @@
  * Human output of events and statistics. Pure; attacker-typed text is made terminal-safe by
  * the table module.
  */
-import type { EventRecord } from "../core/api/events";
-import type { Stats as StatsSchema } from "../core/api/stats";
+import type { EventRecord } from "../modules/events";
+import type { Stats as StatsSchema } from "../modules/stats";
 import { clean, renderTable, truncate, type Column } from "./table";
 
 export type { EventRecord };

@@ -3,7 +3,7 @@
  * logins, commands, files and events; `--replay` plays its terminal recording).
  */
 import { InvalidArgumentError, type Command } from "commander";
-import type { SessionDetail, SessionSummary } from "../core/api/sessions";
+import type { SessionDetail, SessionSummary } from "../modules/sessions";
 import { toU64 } from "../protocol/json";
 import { type Ctx, action, wholeNumber, withConnection } from "./command";
 import { ApiError } from "./client";

@@ -6,14 +6,14 @@
  *   on the local bus, so this instance's live feed shows it); committed events (the writers
  *   publish those) and command results go on the local bus as they are.
  * Commands for a node another instance holds go by request to `<cluster>.node.<node>.command`;
- * the instance with the connection answers (src/core/commands/router.ts `deliver`).
+ * the instance with the connection answers (src/modules/commands/router.ts `deliver`).
  */
 import { headers, type Msg } from "@nats-io/transport-node";
 import type { Logger } from "../log";
 import type { CommandRecord } from "../db/command-store";
 import { parseWithIds, stringify, toU64 } from "../protocol/json";
 import type { MessageBus, BusKind } from "../core/bus";
-import type { CommandRouter, DeliverResult } from "../core/commands/router";
+import type { CommandRouter, DeliverResult } from "../modules/commands";
 import type { Registry } from "../core/registry";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import type { Bus } from "./connect";

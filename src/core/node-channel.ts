@@ -31,8 +31,8 @@ import type { NodeLink, Registry } from "./registry";
 import type { ConnectionCounter } from "./auth/rate-limit";
 import type { NodeAuth, NodeAuthResult } from "./auth/node-auth";
 import type { TlsOptions } from "./tls";
-import type { RecordingReceiver } from "./recordings/receiver";
-import type { FileReceiver } from "./transfer/receiver";
+import type { RecordingReceiver } from "./transfer/recording-receiver";
+import type { FileReceiver } from "./transfer/file-receiver";
 
 const FROM_NODE = new Set(["NodeRegistration", "NodeStatusUpdate", "PotStatusUpdate", "PotEvent", "PotLog", "NodeEvent", "CommandResult", "SessionRecording", "FileOffer", "FileChunk", "NodeDrop"]);
 
@@ -45,7 +45,7 @@ export interface NodeChannelOptions {
   registry: Registry;
   ingest: Ingest;
   onCommandResult: (result: CommandResult) => void;
-  /** Terminal recordings in chunks (src/core/recordings/receiver.ts); refused without one. */
+  /** Terminal recordings in chunks (src/core/transfer/recording-receiver.ts); refused without one. */
   recordings?: RecordingReceiver;
   /** Files nodes send (FileOffer/FileChunk, docs/protocol.md#file-transfer); refused without one. */
   files?: FileReceiver;

@@ -171,7 +171,7 @@ export class Registry {
     if (n.row.status !== "Stopped") this.setNodeStatus(nodeId, "Unknown");
   }
 
-  // ---- Changes made by another instance (src/cluster/registry-sync.ts) --------------------
+  // ---- Changes made by another instance (src/cluster/bridge.ts) --------------------
   // They change the view in memory and go to this instance's live feed; the instance that
   // made them has written them to the store already.
 

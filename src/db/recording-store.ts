@@ -1,5 +1,5 @@
 /**
- * Terminal recordings as nodes send them (src/core/recordings/receiver.ts), one per honeypot
+ * Terminal recordings as nodes send them (src/core/transfer/recording-receiver.ts), one per honeypot
  * session, read back by the sessions API. One row holds a whole recording: they are small
  * (kilobytes to a few MiB) and always read whole. PostgreSQL: ./pg/recording-store.ts.
  */

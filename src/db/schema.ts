@@ -220,7 +220,7 @@ export const eventAddresses = sqliteTable(
  * the event writer in the same transaction as the batch: one upsert per distinct session in
  * a batch, like the counters. Rows are appended in the order sessions are first seen (`id`),
  * so a new session costs an append, not a random B-tree insert (see `events`); the writer
- * finds a recent session's row through memory (src/db/session-store.ts). The session's events
+ * finds a recent session's row through memory (src/db/session-tracker.ts). The session's events
  * are read through `segs`, the segments (see `events`) that hold them: a rowid range scan of
  * each, no per-event index. The partial indexes hold only the sessions worth looking at
  * (a login, commands, files), a small share of the table.

@@ -13,7 +13,7 @@ import type { AuthChannel, NodeSecretStore } from "./node-secret-store";
 import type { ArtifactStorage } from "./artifact-store";
 import type { RecordingStorage } from "./recording-store";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";
-import type { EventFilter, EventPage, EventRow, StatsSummary, TopEntry } from "./event-queries";
+import type { EventFilter, EventPage, EventRow, StatsSummary, StoredEvent, TopEntry } from "./event-queries";
 import type { SourceEntry, TypeEntry } from "./event-store";
 import type { NodeRow, PotRow } from "./registry-store";
 import type { SessionStorage } from "./session-queries";
@@ -60,6 +60,12 @@ export interface EventReader {
   stats(windowMs: number, top: number, now?: number): MaybePromise<StatsSummary>;
   /** The most typed commands among the window's most recent command events (event-queries.ts COMMANDS_SAMPLE). */
   topCommands(since: number, top: number): Promise<TopEntry[]>;
+  /**
+   * A page as its events' stored text, for a backend whose events only this process writes
+   * (SQLite): its pages change only when this process commits, so REST keeps them between
+   * commits and writes them without building records. Absent where other instances write.
+   */
+  listStored?(filter: EventFilter, limit: number, cursor: number | null): { events: StoredEvent[]; nextCursor: number | null };
 }
 
 /** What the event pipeline starts from: the dictionaries and the committed spool positions. */

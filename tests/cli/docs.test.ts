@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { staleDocs } from "../../scripts/gen-docs";
 import { loadCatalogue } from "../../src/catalogue/loader";
 import { BUILTIN_CATALOGUE } from "../../src/catalogue/paths";
-import { validateCommand } from "../../src/core/commands/router";
+import { validateCommand } from "../../src/modules/commands/router";
 import { normalise } from "../../src/core/ingest/normalise";
 import { unwrapNodeCommand } from "../../src/core/proxy/server";
 import { parseWithIds } from "../../src/protocol/json";

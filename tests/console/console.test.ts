@@ -9,7 +9,7 @@ import { EventStreamClient, getJson, startTestCore, until } from "../helpers";
 import { stringify } from "../../src/protocol/json";
 import { httpAttack, launchBrowser, sshAttack, sshShell, startSystem } from "../helpers/console";
 import { sha256 } from "../../src/core/auth";
-import { consoleBundle } from "../../src/core/console/build";
+import { consoleBundle } from "../../src/modules/console/build";
 
 async function portOpen(port: number): Promise<boolean> {
   try {

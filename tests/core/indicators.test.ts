@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { addressClass, addressKey, mostActive } from "../../src/core/indicators/addresses";
+import { addressClass, addressKey, mostActive } from "../../src/modules/indicators/addresses";
 import { BIG_ID, EventStreamClient, LineClient, getJson, settled, startTestCore, type TestCore } from "../helpers";
 
 async function ingest(core: TestCore, lines: object[]): Promise<void> {

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileSink, rotatedFiles } from "../../src/core/outputs/file";
-import type { OutEvent } from "../../src/core/outputs/event";
-import { toEcs } from "../../src/core/outputs/format/ecs";
+import { fileSink, rotatedFiles } from "../../src/modules/outputs/file";
+import type { OutEvent } from "../../src/modules/outputs/event";
+import { toEcs } from "../../src/modules/outputs/format/ecs";
 import { stringify } from "../../src/protocol/json";
 import { getJson, startTestCore, tempDir } from "../helpers";
 import { failedAtLeast, numbered, outputStatus, sendEvents, waitFor } from "../helpers/outputs";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseOutput } from "../../src/core/outputs/model";
-import { redactDefinition, redactText, redactUrl, textRedactor } from "../../src/core/outputs/redact";
+import { parseOutput } from "../../src/modules/outputs/model";
+import { redactDefinition, redactText, redactUrl, textRedactor } from "../../src/modules/outputs/redact";
 
 const def = (raw: unknown) => {
   const p = parseOutput(raw);

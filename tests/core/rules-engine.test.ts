@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import type { OutEvent } from "../../src/core/outputs/event";
-import { withGeo } from "../../src/core/outputs/geo";
-import { RuleEngine } from "../../src/core/rules/engine";
-import { RuleError, compileMatch } from "../../src/core/rules/match";
-import { parseRule, type AlertRule } from "../../src/core/rules/model";
-import { MAX_PROGRAM, MAX_TEXT } from "../../src/core/rules/regex";
+import type { OutEvent } from "../../src/modules/outputs/event";
+import { withGeo } from "../../src/modules/geo/committed";
+import { RuleEngine } from "../../src/modules/rules/engine";
+import { RuleError, compileMatch } from "../../src/modules/rules/match";
+import { parseRule, type AlertRule } from "../../src/modules/rules/model";
+import { MAX_PROGRAM, MAX_TEXT } from "../../src/modules/rules/regex";
 
 const T0 = Date.parse("2026-11-23T04:00:00Z");
 let nextId = 1;

@@ -10,7 +10,7 @@
  * - a state-changing request's body is `application/json` (415), which a page can only send
  *   after a CORS preflight that Core never grants.
  * - a declared body over `max_message_bytes` is refused before any of it is read (413); a
- *   streamed one is measured as it is read, up to `bodyCap` (src/core/api/index.ts).
+ *   streamed one is measured as it is read, up to `bodyCap` (src/core/http/app.ts).
  * Clients that are not browsers (CLI, curl, nodes, the standalone proxy) send no Origin and a
  * Host they dialled, so they pass. Each check is a header read and a set lookup.
  */

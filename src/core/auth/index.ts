@@ -6,7 +6,7 @@
 import type { CoreConfig } from "../../config";
 import { ConfigError } from "../../config";
 import { RequestGuard } from "./browser";
-import { isConsolePath } from "../console/routes";
+import { isConsolePath } from "../http/console-pages";
 import { NodeAuth, type NodeSecretStore } from "./node-auth";
 import { ConnectionCounter, RateLimiter } from "./rate-limit";
 import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role } from "./tokens";

@@ -6,7 +6,7 @@
  * URL's text decided it before, and the router matches more spellings than a text test does.
  */
 import { Elysia } from "elysia";
-import { ApiError } from "../api/errors";
+import { ApiError } from "../http/errors";
 import type { Security } from "./index";
 import type { Role } from "./tokens";
 

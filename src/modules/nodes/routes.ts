@@ -1,0 +1,53 @@
+/**
+ * Nodes: the list and one node with its honeypots, the read operations of docs/api.md.
+ */
+import { Elysia, t } from "elysia";
+import type { Registry } from "../../core/registry";
+import { cachedJson } from "../../core/http/cached-json";
+import { errorResponses, notFound } from "../../core/http/errors";
+import { parseNodeId } from "../../core/http/node-ref";
+import { noQuery } from "../../core/http/query";
+import { potFields } from "../pots";
+import { NodeDetail, NodeList } from "./schemas";
+
+/** GET /api/v1/nodes, rebuilt when the registry changes; also served straight from Bun's router. */
+export function nodeList(registry: Registry): (request: Request) => Response {
+  const nodes = cachedJson(NodeList, () => registry.version, () => ({
+    nodes: registry.listNodes().map((n) => ({ node_id: n.node_id, node_name: n.node_name, status: n.status, node_type: n.node_type })),
+  }));
+  return (request) => {
+    noQuery(request.url);
+    return nodes();
+  };
+}
+
+export const nodesApi = (registry: Registry, list: (request: Request) => Response) =>
+  new Elysia({ name: "nodes", tags: ["Nodes"] })
+    .get("/api/v1/nodes", ({ request }) => list(request), {
+      response: { 200: NodeList, ...errorResponses({ 400: ["bad_request", 'unknown query parameter "status"; it takes none'] }) },
+      detail: { summary: "List all registered nodes", description: "Every node Core has seen, with its current status (`Unknown` while it is not connected)." },
+    })
+    .get(
+      "/api/v1/nodes/:node_id",
+      ({ params, request }) => {
+        noQuery(request.url);
+        const id = parseNodeId(params.node_id);
+        const n = registry.node(id);
+        if (!n) throw notFound(`node ${id} is not registered`);
+        return {
+          node_id: n.node_id,
+          node_name: n.node_name,
+          status: n.status,
+          node_type: n.node_type,
+          address: n.address,
+          port: n.port,
+          last_seen: new Date(n.last_seen).toISOString(),
+          honeypots: registry.listPots(id).map(potFields),
+        };
+      },
+      {
+        params: t.Object({ node_id: t.String({ description: "Node identifier (unsigned 64-bit integer).", example: "18446744073709551557" }) }),
+        response: { 200: NodeDetail, ...errorResponses({ 400: ["bad_request", 'node_id must be an unsigned 64-bit integer, got "sensor-eu-1"'], 404: ["not_found", "node 18446744073709551557 is not registered"] }) },
+        detail: { summary: "Get one node", description: "The node summary plus the honeypots on the node." },
+      },
+    );
