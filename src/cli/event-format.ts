@@ -69,7 +69,7 @@ export function eventLine(e: EventRecord): string {
     .trimEnd();
 }
 
-/** Totals, then one table per top list (sources, usernames, passwords, event types). */
+/** Totals, then one table per top list (sources, usernames, passwords, event types, countries, ASNs, commands, HASSH). */
 export function statsText(s: Stats, width?: number): string {
   const since = shortTime(s.window_start).slice(0, 16);
   const i = s.ingest;
@@ -84,6 +84,8 @@ export function statsText(s: Stats, width?: number): string {
     ["EVENT TYPE", s.top.event_types],
     ["COUNTRY", s.top.countries ?? []],
     ["ASN", (s.top.asns ?? []).map((a) => ({ value: a.as_org ? `${a.value} ${a.as_org}` : a.value, count: a.count }))],
+    ["COMMAND", s.top.commands ?? []],
+    ["HASSH (SSH CLIENT)", s.top.hassh ?? []],
   ];
   for (const [header, rows] of lists) {
     if (rows.length === 0) continue;

@@ -20,6 +20,7 @@ interface EventOpts {
   srcIp?: string;
   country?: string;
   asn?: number;
+  hassh?: string;
   since?: string;
   until?: string;
   limit?: number;
@@ -47,7 +48,7 @@ function badQuery(e: unknown): never {
 /** The REST query of the filters; node names are resolved to ids first. */
 async function eventQuery(ctx: Ctx, o: EventOpts): Promise<Record<string, string | undefined>> {
   const node_id = o.node === undefined ? undefined : (toU64(o.node)?.toString() ?? (await ctx.api.resolveNode(o.node)).node_id.toString());
-  return { node_id, pot_id: o.pot, pot_type: o.potType, event_type: o.type, src_ip: o.srcIp, country: o.country, asn: o.asn?.toString(), since: o.since, until: o.until, limit: o.limit?.toString(), cursor: o.cursor };
+  return { node_id, pot_id: o.pot, pot_type: o.potType, event_type: o.type, src_ip: o.srcIp, country: o.country, asn: o.asn?.toString(), hassh: o.hassh, since: o.since, until: o.until, limit: o.limit?.toString(), cursor: o.cursor };
 }
 
 /** Filters the live feed cannot apply itself (it knows node, pot and event type only). */
@@ -56,6 +57,7 @@ function matchesLocally(e: EventRecord, o: EventOpts): boolean {
   if (o.srcIp !== undefined && e.src_ip !== o.srcIp) return false;
   if (o.country !== undefined && e.geo?.country !== o.country.toUpperCase()) return false;
   if (o.asn !== undefined && e.geo?.asn !== o.asn) return false;
+  if (o.hassh !== undefined && !(e.event_type.endsWith(".client.kex") && (e.data as { hassh?: unknown } | null)?.hassh === o.hassh)) return false;
   if (o.until !== undefined && e.timestamp > o.until) return false;
   return true;
 }
@@ -161,6 +163,10 @@ export function registerEventCommands(program: Command): void {
       .option("--src-ip <address>", "only events from this source address")
       .option("--country <code>", "only events from addresses in this country (ISO 3166 code, e.g. CN)")
       .option("--asn <number>", "only events from addresses in this autonomous system, e.g. 4134", wholeNumber(0, 4294967295))
+      .option("--hassh <fingerprint>", "only SSH key exchanges (<kind>.client.kex) of this client fingerprint (HASSH, 32 hex digits), as in honeybee stats", (v: string) => {
+        if (!/^[0-9a-fA-F]{32}$/.test(v)) throw new InvalidArgumentError("expected a HASSH: 32 hexadecimal digits");
+        return v.toLowerCase();
+      })
       .option("--since <time>", "from this time: ISO 8601, unix seconds, or an age such as 15m, 2h, 7d", time)
       .option("--until <time>", "up to this time (same forms as --since)", time)
       .option("--limit <n>", "how many events (default 20; with --follow, how many earlier ones to show first, default 10)", wholeNumber(1, 1000))

@@ -147,6 +147,10 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.getByTestId("last-hour").getByText(String(all), { exact: true }).waitFor();
   await page.reload();
   await page.getByTestId("top-usernames").getByText("root").waitFor();
+  // The SSH clients of the test's sessions by HASSH (the built-in cowrie's cowrie.client.kex): a link to their key exchanges.
+  await page.getByTestId("top-hassh").getByRole("link").first().click();
+  await page.waitForURL(/\/events\?hassh=[0-9a-f]{32}$/);
+  await page.getByTestId("events").getByText("cowrie.client.kex").first().waitFor();
 
   // Pages whose API this Core lacks say so; settings explain the roles.
   // Sessions and GeoIP exist on this Core: the test's SSH sessions are listed; the map pages

@@ -10,7 +10,7 @@ import { ErrorNote, Json, Summary, useAsync } from "../components";
 import { time } from "../format";
 import { navigate } from "../router";
 
-const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until", "country"] as const;
+const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until", "country", "asn", "hassh"] as const;
 const PAGE = 50;
 /** An export reads pages of 1,000; this many at most, so a click cannot pull the whole database into a tab. */
 const EXPORT_MAX = 100_000;
@@ -99,8 +99,10 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {field("node_id", "Node (id or name)", "")}
         {field("since", "Since", "1h, 2026-11-21T00:00:00Z")}
         {field("until", "Until", "")}
-        {/* GeoIP's filter: offered once a link (from the overview's countries) brings it. */}
+        {/* GeoIP's and HASSH's filters: offered once a link (from the overview's top lists) brings them. */}
         {filter.country !== undefined && field("country", "Country", "DE")}
+        {filter.asn !== undefined && field("asn", "Network (ASN)", "4134")}
+        {filter.hassh !== undefined && field("hassh", "SSH client (HASSH)", "472b5de333ad665af5cbf10ff892c4df")}
         <fieldset class="ranges" aria-label="Time range">
           {["1h", "24h", "7d"].map((r) => (
             <button key={r} type="button" class="ghost" aria-pressed={filter.since === r && !filter.until} onClick={() => go({ ...filter, since: r, until: "" })}>

@@ -209,12 +209,17 @@ export function OverviewPage() {
             {s.top.countries ? (
               <>
                 <TopTable rows={s.top.countries} label="country" show={(r) => countryName(r.value)} href={(v) => `/events?country=${encodeURIComponent(v)}`} />
-                <TopTable rows={s.top.asns} label="network (ASN)" show={(r) => asName(r.value, r.as_org)} />
+                <TopTable rows={s.top.asns} label="network (ASN)" show={(r) => asName(r.value, r.as_org)} href={(v) => `/events?asn=${encodeURIComponent(v)}`} />
               </>
             ) : (
               <Unavailable what="Countries and ASNs" api="top.countries and top.asns in GET /api/v1/stats (GeoIP)" />
             )}
           </Card>
+          {s.top.hassh && s.top.hassh.length > 0 && (
+            <Card title="Top SSH clients by HASSH (24 h)" id="top-hassh">
+              <TopTable rows={s.top.hassh} label="HASSH" href={(v) => `/events?hassh=${encodeURIComponent(v)}`} testid="top-hassh" />
+            </Card>
+          )}
         </div>
       )}
     </main>
