@@ -28,7 +28,7 @@ import { sessionsFeature } from "../modules/sessions";
 import { statsFeature } from "../modules/stats";
 import { PortInUseError, bindOrExplain } from "../net/bind";
 import type { CommandAck } from "../protocol/messages";
-import { bodyCap, Security } from "./auth";
+import { BUN_BODY_CAP, Security } from "./auth";
 import { whoamiFeature } from "./auth/whoami";
 import { MessageBus } from "./bus";
 import type { CoreContext, Feature } from "./context";
@@ -266,10 +266,9 @@ function startListeners(
     plugins: features.flatMap((f) => (f.routes ? [f.routes] : [])),
     websocket: { maxPayloadLength: config.max_message_bytes, backpressureLimit: config.ws_backpressure_bytes },
   });
-  // Bun cuts a body past bodyCap while it streams in, before any handler or auth runs (the
-  // default would buffer 128 MiB per request); Core's own limit is checked below that.
+  // Core's own limit is checked by Core, with its error shape (BUN_BODY_CAP, auth/browser.ts).
   const api = !roles.has("api") ? null : bindOrExplain("api_port", config.host, config.api_port, () =>
-    app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: bodyCap(config.max_message_bytes) }),
+    app.listen({ hostname: config.host, port: config.api_port, tls: tlsOptions(config, false), maxRequestBodySize: BUN_BODY_CAP }),
   );
   if (api) {
     security.guard.ownPorts.add(api.server!.port!);

@@ -37,6 +37,34 @@ async function chunkedUpload(url: string, headers: string[] = []): Promise<{ sta
   return { status: status!, uploaded: uploaded!, body: out.slice(0, nl) };
 }
 
+/** Sends `head` on a raw connection and returns what comes back until Core closes or a whole answer arrived. */
+async function rawAnswer(port: number, head: string): Promise<string> {
+  let got = "";
+  const { promise, resolve } = Promise.withResolvers<string>();
+  const complete = () => {
+    const end = got.indexOf("\r\n\r\n");
+    const length = /content-length: (\d+)/i.exec(got.slice(0, end));
+    return end >= 0 && length !== null && got.length >= end + 4 + Number(length[1]);
+  };
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(s, chunk) {
+        got += chunk.toString();
+        if (complete()) {
+          s.end();
+          resolve(got);
+        }
+      },
+      close: () => resolve(got),
+      error: () => resolve(got),
+    },
+  });
+  socket.write(head);
+  return promise;
+}
+
 describe("request bodies are refused past the limit while they stream in", () => {
   test("a chunked upload is cut off with 413 on every route, authenticated or not", async () => {
     await using core = await startTestCore({ tokens, max_message_bytes: 64 * 1024 });
@@ -69,6 +97,25 @@ describe("request bodies are refused past the limit while they stream in", () =>
     });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: { code: "payload_too_large", message: "a body of 102416 bytes is over the limit of 65536 bytes (max_message_bytes)" } });
+  });
+
+  test("a declared Content-Length far past the limit gets 413 in the error shape, headers only, on the REST and WebSocket ports", async () => {
+    await using core = await startTestCore({ max_message_bytes: 64 * 1024 });
+    // Past about twice the limit Bun itself used to answer with an empty 413: the body is never sent here.
+    for (const [port, path] of [
+      [core.ports.api, `/api/v1/nodes/${BIG_ID}/commands`],
+      [core.ports.api, "/health"],
+      [core.ports.ws, "/"],
+    ] as const) {
+      const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${8 * 64 * 1024}\r\n\r\n`;
+      const answer = await rawAnswer(port, head);
+      const [status, body] = [Number(answer.split(" ")[1]), answer.slice(answer.indexOf("\r\n\r\n") + 4)];
+      expect({ path, status, body: JSON.parse(body) }).toEqual({
+        path,
+        status: 413,
+        body: { error: { code: "payload_too_large", message: "a body of 524288 bytes is over the limit of 65536 bytes (max_message_bytes)" } },
+      });
+    }
   });
 
   test("a streamed body just over the limit gets 413 in the error shape too", async () => {

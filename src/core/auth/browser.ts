@@ -10,17 +10,21 @@
  * - a state-changing request's body is `application/json` (415), which a page can only send
  *   after a CORS preflight that Core never grants.
  * - a declared body over `max_message_bytes` is refused before any of it is read (413); a
- *   streamed one is measured as it is read, up to `bodyCap` (src/core/http/app.ts).
+ *   streamed one is measured as it is read (`readCapped`, src/core/http/app.ts).
  * Clients that are not browsers (CLI, curl, nodes, the standalone proxy) send no Origin and a
  * Host they dialled, so they pass. Each check is a header read and a set lookup.
  */
 import { networkInterfaces, hostname } from "node:os";
 
 /**
- * What Bun itself buffers of a request body at most (past it, Bun cuts the stream with a bare
- * 413): twice Core's limit, so a streamed body just over the limit still gets Core's own 413.
+ * Bun's own limit on a request body, set far past any body Core takes. Past it Bun answers a
+ * bare 413 before any handler runs, for a declared length too: Core's limit is enforced by
+ * Core instead, with its error shape (a declared length by the guard, a streamed body as it is
+ * read). Bun reads no more of a body than a handler asks for: a route that answers without
+ * reading stops the upload (measured: a 64 MiB chunked upload to such a route stopped after
+ * 0.4-2.7 MB), so nothing is buffered past Core's limit.
  */
-export const bodyCap = (maxMessageBytes: number) => 2 * maxMessageBytes + 64 * 1024;
+export const BUN_BODY_CAP = 2 ** 40;
 
 export interface Refusal {
   ok: false;

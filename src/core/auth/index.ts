@@ -13,7 +13,7 @@ import { ANONYMOUS, TokenSet, hasRole, presentedToken, type Principal, type Role
 
 export * from "./tokens";
 export { NodeAuth } from "./node-auth";
-export { bodyCap, RequestGuard, type Refusal } from "./browser";
+export { BUN_BODY_CAP, RequestGuard, type Refusal } from "./browser";
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; status: 401 | 403 | 429; code: string; message: string; retryAfter?: number };
 

@@ -72,7 +72,7 @@ const UNREACHABLE_RETRY_AFTER_S = 5;
 
 /**
  * A streamed body, refused (413) as soon as it passes `limit`: the answer leaves while the client
- * is still sending, long before Bun's own cap (`bodyCap`), whose 413 has no body.
+ * is still sending.
  */
 async function readCapped(request: Request, limit: number): Promise<Uint8Array> {
   const reader = request.body?.getReader();
@@ -192,7 +192,7 @@ export function createApi({ logger, security, plugins, websocket, health, reads 
   })
     .onRequest(({ request, server }) => admit(request, server, pathOf(request.url)) ?? undefined)
     // A declared body over the limit never gets here (the guard refuses it unread); a streamed
-    // one is read up to Bun's cap (`bodyCap`, auth/browser.ts) and measured, so every 413 has the error shape.
+    // one is measured as it is read (Bun's own cap is far past it, BUN_BODY_CAP), so every 413 has the error shape.
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (request.headers.get("content-length") !== null) return;
       const text = new TextDecoder().decode(await readCapped(request, security.config.max_message_bytes));

@@ -10,7 +10,7 @@
 import type { Server, ServerWebSocket } from "bun";
 import type { Logger } from "../../log";
 import { parseWithIds, stringify, toU64 } from "../../protocol/json";
-import { bodyCap, hasRole, presentedToken, type Principal, type Security } from "../auth";
+import { BUN_BODY_CAP, hasRole, presentedToken, type Principal, type Security } from "../auth";
 import { RateLimitedLog } from "../../net/rate-limited-log";
 import type { TlsOptions } from "../tls";
 import { variant, type CommandAck } from "../../protocol/messages";
@@ -112,8 +112,8 @@ export function startProxy(opts: ProxyOptions): ProxyHandle {
     hostname: opts.host,
     port: opts.port,
     tls: opts.tls,
-    // Nothing here takes a body; Bun cuts off a larger one while it streams in.
-    maxRequestBodySize: bodyCap(opts.maxMessageBytes),
+    // Nothing here takes a body: a declared one past the limit is refused by the guard, and an answer stops a streamed one (BUN_BODY_CAP).
+    maxRequestBodySize: BUN_BODY_CAP,
     fetch(req, srv) {
       const remote = srv.requestIP(req)?.address ?? "unknown";
       const refused = security.guard.check(req);
