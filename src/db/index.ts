@@ -34,6 +34,8 @@ function advice(code: string | undefined, path: string): string {
     case "SQLITE_PERM":
     case "SQLITE_AUTH":
       return "Core must be able to write it: check its permissions and that the file system is not mounted read-only";
+    case "SQLITE_READONLY_DIRECTORY":
+      return "Core must be able to write the folder it is in (SQLite keeps the -wal and -shm files beside it): check the folder's permissions, or give another path with --db";
     case "SQLITE_FULL":
       return "the disk is full: free some space";
     default:
