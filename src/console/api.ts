@@ -2,6 +2,11 @@
  * Talking to Core's REST API from the console: same origin, the token from sessionStorage,
  * node ids kept exact (they are u64, above 2^53: read as strings), errors in Core's shape.
  */
+import type { WhoAmI } from "../core/auth/schemas";
+import type { CatalogueKind as CatalogueKindOf } from "../modules/catalogue/schemas";
+import type { NodeDetail as NodeDetailOf, NodeSummary as NodeSummaryOf } from "../modules/nodes/schemas";
+import type { HoneypotInNode } from "../modules/pots/schemas";
+import type { Stats as StatsOf } from "../modules/stats/schemas";
 import type { CommandRecord as CommandRecordOf, EventRecord as EventRecordOf } from "../protocol/records";
 const TOKEN_KEY = "honeybee.token";
 
@@ -88,68 +93,20 @@ export async function probe(path: string): Promise<boolean> {
   }
 }
 
-export interface Me {
-  name: string;
-  role: "read" | "operator";
-  auth_enabled: boolean;
-}
-
 /**
- * A record as the console reads it: the schema Core sends (src/protocol/records.ts), with its
- * exact u64 ids as the strings the console keeps them as.
+ * What Core sends, as the console reads it: the schemas the routes answer with (one per shape,
+ * in each feature's schemas.ts), with exact u64 ids as the strings the console keeps them as.
  */
-type Wire<T> = T extends bigint ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
+export type Wire<T> = T extends bigint ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 
+export type Me = Wire<typeof WhoAmI.static>;
 export type EventRecord = Wire<EventRecordOf>;
-
-export interface NodeSummary {
-  node_id: string;
-  node_name: string;
-  status: string;
-  node_type: string;
-}
-
-export interface Pot {
-  node_id?: string;
-  pot_id: string;
-  pot_type: string;
-  status: string;
-  /** Why a Failed pot failed, as its node reported it. */
-  message?: string;
-}
-
-export interface NodeDetail extends NodeSummary {
-  address: string | null;
-  port: number | null;
-  last_seen?: string;
-  honeypots: Pot[];
-}
-
-export interface TopEntry {
-  value: string;
-  count: number;
-  /** The AS's name, in `top.asns`. */
-  as_org?: string | null;
-}
-
-export interface Stats {
-  total_events: number;
-  window: string;
-  window_start: string;
-  window_events: number;
-  ingest: Record<string, number>;
-  security: { auth_enabled: boolean; node_auth_enabled: boolean; tls: boolean } & Record<string, unknown>;
-  top: Record<string, TopEntry[] | undefined>;
-  /** The credit the geolocation data asks for wherever its results are shown (docs/threat-data.md). */
-  geo_attribution?: { country: string; asn: string };
-}
-
+export type NodeSummary = Wire<typeof NodeSummaryOf.static>;
+export type NodeDetail = Wire<typeof NodeDetailOf.static>;
+/** A pot on a node's page, or in the list of every node's pots (with its node). */
+export type Pot = Wire<typeof HoneypotInNode.static> & { node_id?: string };
+export type Stats = Wire<typeof StatsOf.static>;
+/** An entry of any of the stats' top lists (the ASNs' with the AS's name). */
+export type TopEntry = Stats["top"]["src_ips"][number] & { as_org?: string | null };
 export type CommandRecord = Wire<CommandRecordOf>;
-
-export interface CatalogueKind {
-  name: string;
-  aliases: string[];
-  description: string;
-  config: Record<string, { default: string; description: string; port: boolean }>;
-  events: string[];
-}
+export type CatalogueKind = Wire<typeof CatalogueKindOf.static>;

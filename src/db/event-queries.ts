@@ -10,6 +10,9 @@ import { addressesWhere } from "./address-store";
 import { bloomHas } from "./bloom";
 import { COUNT_KINDS, DAY_HOURS, HOUR_MS, SEG_SIZE, readDailyThrough, type CountKind, type SourceEntry, type TypeEntry } from "./event-store";
 import { isKexType } from "./hassh";
+import { COMMANDS_SAMPLE, type TopEntry } from "./read-limits";
+
+export type { TopEntry };
 import type { Db } from "./index";
 import {
   eventAddresses,
@@ -72,12 +75,6 @@ export const GEO_BLOOM_MAX = 64;
 /** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
 export const SEGMENT_SLICE = 256;
 
-/**
- * Commands are not counted at ingest (no hourly counter: reading `input` out of every event
- * would cost the hot path); the top list reads the window's most recent command events, a few
- * pages through the event-type summaries.
- */
-export const COMMANDS_SAMPLE = 10_000;
 const COMMAND_EVENT = "cowrie.command.input";
 
 /** The most frequent commands (`input`) of command events' data, read a page at a time, newest first (every backend). */
@@ -102,10 +99,6 @@ export async function topCommands<E>(
   return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([value, count]) => ({ value, count }));
 }
 
-export interface TopEntry {
-  value: string;
-  count: number;
-}
 
 export interface StatsSummary {
   totalEvents: number;

@@ -7,6 +7,7 @@ import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzl
 import type { Db } from "./index";
 import { type EventRow, eventRowColumns, toRow } from "./event-queries";
 import { SEG_SIZE } from "./event-store";
+import { MAX_SESSION_EVENTS } from "./read-limits";
 import { sessionOf } from "./session-fields";
 import { events, eventSources, eventTypes, sessions } from "./schema";
 import type { MaybePromise } from "./stores";
@@ -61,8 +62,7 @@ export interface SessionPage {
  * alone) before it returns what it found with a cursor to go on from.
  */
 export const MAX_SCAN = 200_000;
-/** Events a session page holds at most (a scripted bot can type thousands of commands). */
-export const MAX_SESSION_EVENTS = 5000;
+export { MAX_SESSION_EVENTS } from "./read-limits";
 
 /**
  * The sessions REST and the console read (docs/sessions.md), on either backend: SQLite here,

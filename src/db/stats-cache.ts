@@ -12,7 +12,7 @@
  * every counted event adds one to its hour's event_type counters, in the same transaction as
  * its other counters, and retention deletes whole hours. See `EventQueries.stats`.
  */
-import type { TopEntry } from "./event-queries";
+import type { TopEntry } from "./read-limits";
 
 export interface BaseSums {
   /** What the base was summed from: window start, daily range, first hot hour, base hours' event_type totals. */

@@ -2,7 +2,8 @@
  * The layers, checked on every import of src/: storage never reaches up into Core, its
  * features or the cluster, the node agent and the honeypots never into Core or storage, and
  * the shared helpers into nothing above them. Core's features (src/modules/<feature>/) reach
- * one another, and everything else reaches them, only through a feature's index.ts; Core's
+ * one another, and everything else reaches them, only through a feature's index.ts or its
+ * published shapes (schemas.ts, model.ts: TypeBox alone, which the console reads too); Core's
  * own services never reach a feature, only its composition root (src/core/index.ts) does.
  * A move that breaks this fails here with the file and line.
  */
@@ -39,13 +40,14 @@ function featureBreach(file: string, target: string): string | null {
   if (to === null) return from !== null && root ? "a feature imports Core's composition root" : null;
   if (from === to) return null;
   if (topOf(file) === "core" && file !== CORE_ROOT) return "Core's own services import a feature";
-  const index = join(MODULES, to);
-  return target === index || target === join(index, "index") || target === join(index, "index.ts") ? null : `not through the feature's index (${to})`;
+  const folder = join(MODULES, to);
+  const published = ["index", "schemas", "model"].flatMap((f) => [join(folder, f), join(folder, `${f}.ts`)]);
+  return target === folder || published.includes(target) ? null : `not through the feature's index or schemas (${to})`;
 }
 
 const topOf = (path: string) => relative(SRC, path).split("/")[0]!.replace(/\.tsx?$/, "");
 
-test("no import runs back up the layers (db -> core, node -> core, a helper -> what uses it) or into a feature past its index", () => {
+test("no import runs back up the layers (db -> core, node -> core, a helper -> what uses it) or into a feature past its index and schemas", () => {
   const wrong: string[] = [];
   let checked = 0;
   for (const file of new Bun.Glob("**/*.{ts,tsx}").scanSync({ cwd: SRC, absolute: true })) {

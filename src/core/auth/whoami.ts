@@ -2,19 +2,11 @@
  * `GET /api/v1/whoami`: the token's name and role, so a client (the console) shows only what
  * the role may do: a read token sees no command buttons.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { ANONYMOUS, type Security } from ".";
 import type { CoreContext, Feature } from "../context";
 import { noQuery } from "../http/query";
-
-export const WhoAmI = t.Object(
-  {
-    name: t.String({ description: "The token's name; `anonymous` when Core checks no tokens." }),
-    role: t.Union([t.Literal("read"), t.Literal("operator")], { description: "read: REST reads and the live feed; operator: also commands." }),
-    auth_enabled: t.Boolean({ description: "Core checks API tokens." }),
-  },
-  { example: { name: "alice", role: "operator", auth_enabled: true } },
-);
+import { WhoAmI } from "./schemas";
 
 export const whoamiApi = (security: Security) =>
   new Elysia({ name: "whoami" }).get(

@@ -2,7 +2,7 @@
 import type { Feature } from "../../core/context";
 import { catalogueApi } from "./routes";
 
-export { CatalogueKind } from "./routes";
+export { CatalogueKind } from "./schemas";
 
 export function catalogueFeature(): Feature {
   return { name: "catalogue", routes: catalogueApi() };

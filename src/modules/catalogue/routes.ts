@@ -8,18 +8,7 @@ import { loadCatalogue } from "../../catalogue/loader";
 import { BUILTIN_CATALOGUE } from "../../catalogue/paths";
 import { errorResponses } from "../../core/http/errors";
 import { noQuery } from "../../core/http/query";
-
-export const CatalogueKind = t.Object({
-  name: t.String({ example: "cowrie" }),
-  aliases: t.Array(t.String(), { example: ["ssh-telnet", "ssh"] }),
-  description: t.String(),
-  config: t.Record(
-    t.String(),
-    t.Object({ default: t.String(), description: t.String(), port: t.Boolean() }),
-    { description: "Config keys of InstallPot's `config`, with defaults; all values are strings.", example: { ssh_port: { default: "2222", description: "Port of the SSH listener.", port: true } } },
-  ),
-  events: t.Array(t.String(), { description: "Event types the kind emits.", example: ["cowrie.login.failed"] }),
-});
+import { CatalogueKind } from "./schemas";
 
 export const catalogueApi = (root = BUILTIN_CATALOGUE) =>
   new Elysia({ name: "catalogue", tags: ["Catalogue"] }).get(

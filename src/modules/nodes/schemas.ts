@@ -3,14 +3,13 @@
  * TypeScript types and the OpenAPI document.
  */
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { NodeId, NodeStatus, NodeType } from "../../protocol/types";
-import { HoneypotInNode } from "../pots";
+import { HoneypotInNode } from "../pots/schemas";
 
-export const NodeSummary = t.Object(
+export const NodeSummary = Type.Object(
   {
     node_id: NodeId,
-    node_name: t.String({ example: "sensor-eu-1" }),
+    node_name: Type.String({ example: "sensor-eu-1" }),
     status: NodeStatus,
     node_type: NodeType,
   },
@@ -18,18 +17,18 @@ export const NodeSummary = t.Object(
 );
 export type NodeSummary = typeof NodeSummary.static;
 
-export const NodeDetail = t.Composite(
+export const NodeDetail = Type.Composite(
   [
     NodeSummary,
-    t.Object({
-      address: t.Union([t.String(), t.Null()], {
+    Type.Object({
+      address: Type.Union([Type.String(), Type.Null()], {
         description: "Where the node says it can be reached (NodeRegistration `address`); the address its connection came from when it gave none.",
         example: "10.0.0.5",
       }),
       // TypeBox's integer: Elysia's t.Integer also takes numeric strings, which a response never has.
-      port: t.Union([Type.Integer({ minimum: 0, maximum: 65535 }), t.Null()], { description: "The port the node gave in its NodeRegistration; null when it gave none.", example: 9001 }),
-      last_seen: t.String({ format: "date-time", description: "When Core last heard from the node (any message: heartbeat, status, event)." }),
-      honeypots: t.Array(HoneypotInNode),
+      port: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()], { description: "The port the node gave in its NodeRegistration; null when it gave none.", example: 9001 }),
+      last_seen: Type.String({ format: "date-time", description: "When Core last heard from the node (any message: heartbeat, status, event)." }),
+      honeypots: Type.Array(HoneypotInNode),
     }),
   ],
   {
@@ -47,4 +46,4 @@ export const NodeDetail = t.Composite(
 );
 export type NodeDetail = typeof NodeDetail.static;
 
-export const NodeList = t.Object({ nodes: t.Array(NodeSummary) });
+export const NodeList = Type.Object({ nodes: Type.Array(NodeSummary) });

@@ -1,11 +1,10 @@
 /** Outputs' REST shapes (docs/outputs.md): a definition with its delivery state. */
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { OutputDefinition } from "./model";
 
 /** A reader's delivery state (reader.ts ReaderStatus), shared by every output and the alert rules' reader. */
 export const ReaderFields = {
-  state: t.Union([t.Literal("idle"), t.Literal("delivering"), t.Literal("retrying"), t.Literal("standby"), t.Literal("stopped")], {
+  state: Type.Union([Type.Literal("idle"), Type.Literal("delivering"), Type.Literal("retrying"), Type.Literal("standby"), Type.Literal("stopped")], {
     description: "idle: caught up; delivering; retrying: the last attempt failed (see last_error); standby: another instance of the cluster delivers (this one takes over when it is gone); stopped.",
   }),
   position: Type.Integer({ minimum: 0, description: "Id of the last event done with (persisted; a restart goes on after it)." }),
@@ -13,21 +12,21 @@ export const ReaderFields = {
   delivered: Type.Integer({ minimum: 0, description: "Events delivered since Core started." }),
   failed: Type.Integer({ minimum: 0, description: "Failed delivery attempts since Core started (each is retried)." }),
   dropped: Type.Integer({ minimum: 0, description: "Events given up on after retry.max_attempts (0 unless that is set)." }),
-  last_error: t.Union([t.String(), t.Null()], { description: "Why the last attempt failed; null once one succeeds." }),
-  last_delivery_at: t.Union([t.String(), t.Null()], { description: "When a batch was last delivered (ISO 8601)." }),
+  last_error: Type.Union([Type.String(), Type.Null()], { description: "Why the last attempt failed; null once one succeeds." }),
+  last_delivery_at: Type.Union([Type.String(), Type.Null()], { description: "When a batch was last delivered (ISO 8601)." }),
 };
 
-export const OutputStatus = t.Object(
-  { name: t.String(), type: t.String(), origin: t.Union([t.Literal("config"), t.Literal("api")]), ...ReaderFields },
+export const OutputStatus = Type.Object(
+  { name: Type.String(), type: Type.String(), origin: Type.Union([Type.Literal("config"), Type.Literal("api")]), ...ReaderFields },
   {
     example: { name: "siem", type: "syslog", origin: "config", state: "idle", position: 10_482_113, lag: 0, delivered: 61_204, failed: 3, dropped: 0, last_error: null, last_delivery_at: "2026-11-23T04:10:00.000Z" },
   },
 );
 
-export const OutputInfo = t.Object(
+export const OutputInfo = Type.Object(
   {
     definition: OutputDefinition,
-    origin: t.Union([t.Literal("config"), t.Literal("api")], { description: "config: from the config file (removed there); api: defined over REST." }),
+    origin: Type.Union([Type.Literal("config"), Type.Literal("api")], { description: "config: from the config file (removed there); api: defined over REST." }),
     status: OutputStatus,
   },
   {

@@ -1,7 +1,7 @@
 /** Alert rule definitions (docs/outputs.md): one TypeBox schema feeds validation, types and OpenAPI. */
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { firstError, Name } from "../outputs";
+import { firstError, Name } from "../outputs/model";
 import { MAX_PROGRAM, MAX_TEXT } from "./regex";
 
 const OneOrMany = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(item: T, description: string) =>

@@ -1,19 +1,18 @@
 /** Alert rules' REST shapes (docs/outputs.md): a rule with its origin, and the rules' reader state. */
 import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
-import { ReaderFields } from "../outputs";
+import { ReaderFields } from "../outputs/schemas";
 import { AlertRule } from "./model";
 
-export const RulesStatus = t.Object(
+export const RulesStatus = Type.Object(
   {
     ...ReaderFields,
     alerts: Type.Integer({ minimum: 0, description: "Alerts raised since Core started." }),
-    suppressed: t.Record(t.String(), Type.Integer({ minimum: 0 }), { description: "Per rule: alerts a cool-down held back since Core started." }),
+    suppressed: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: "Per rule: alerts a cool-down held back since Core started." }),
   },
   { description: "The alert rules' reader." },
 );
 
-export const RuleInfo = t.Object({ rule: AlertRule, origin: t.Union([t.Literal("config"), t.Literal("api")]) });
+export const RuleInfo = Type.Object({ rule: AlertRule, origin: Type.Union([Type.Literal("config"), Type.Literal("api")]) });
 
 export const RULE_EXAMPLES = {
   login: { summary: "Any successful login", value: { name: "successful-login", severity: "high", match: { event_type: ["*.login.success"] }, cooldown_ms: 600000, outputs: ["slack"] } },

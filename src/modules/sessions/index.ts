@@ -7,7 +7,8 @@ import type { CoreContext, Feature } from "../../core/context";
 import type { SaveRecording } from "../../core/transfer/recording-receiver";
 import { sessionsApi } from "./routes";
 
-export { SessionDetail, SessionSummary, toSessionSummary } from "./routes";
+export { toSessionSummary } from "./routes";
+export { SessionDetail, SessionPage, SessionSummary } from "./schemas";
 
 export type SessionsFeature = Feature & { readonly saveRecording: SaveRecording };
 

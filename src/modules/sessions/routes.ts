@@ -7,110 +7,15 @@ import { Elysia, t } from "elysia";
 import type { EventRow } from "../../db/event-queries";
 import type { GeoLookup } from "../../geo";
 import { MAX_SESSION_EVENTS, type SessionFilter, type SessionRow, type SessionStorage } from "../../db/session-queries";
+import { SessionDetail, SessionPage, type SessionSummary } from "./schemas";
 import type { MaybePromise } from "../../db/stores";
-import { NodeId } from "../../protocol/types";
 import { TIME_FORMS } from "../../time";
 import { type NodeNames, nodeParam } from "../../core/http/node-ref";
 import { ErrorBody, errorBody, errorResponses, notFound } from "../../core/http/errors";
 import { timeParam } from "../../core/http/time-params";
-import { DEFAULT_PAGE, EventRecord, MAX_PAGE, toEventRecord } from "../events";
+import { DEFAULT_PAGE, MAX_PAGE, toEventRecord } from "../events";
 import { noQuery, queryParams } from "../../core/http/query";
 
-const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
-
-const exampleSummary = {
-  id: 311,
-  session: "61cb4b9d22c9",
-  node_id: 18446744073709551557n,
-  pot_id: "cowrie-01",
-  pot_type: "cowrie",
-  src_ip: "203.0.113.7",
-  start: "2026-11-22T01:07:41.002Z",
-  end: "2026-11-22T01:08:12.530Z",
-  duration: 31.528,
-  events: 14,
-  login_success: true,
-  username: "root",
-  password: "123456",
-  commands: 3,
-  files: 1,
-  recording: true,
-  closed: true,
-};
-
-export const SessionSummary = t.Object(
-  {
-    id: t.Integer({ minimum: 1, description: "Session id in Core (the order sessions were first seen); `GET /api/v1/sessions/{id}`." }),
-    session: t.String({ description: "The honeypot's session id (Cowrie's `session` field)." }),
-    node_id: nullable(NodeId),
-    pot_id: nullable(t.String()),
-    pot_type: nullable(t.String()),
-    src_ip: nullable(t.String({ description: "Attacker's address (of the session's first event that has one)." })),
-    start: t.String({ description: "Time of the session's first event, ISO 8601 UTC." }),
-    end: t.String({ description: "Time of its last event so far." }),
-    duration: t.Number({ description: "Seconds from the first event to the last." }),
-    events: t.Integer({ description: "Events of the session." }),
-    login_success: t.Boolean({ description: "A login succeeded (`cowrie.login.success`, or any kind's `<kind>.login.success`)." }),
-    username: nullable(t.String({ description: "Credentials of the first successful login." })),
-    password: nullable(t.String()),
-    commands: t.Integer({ description: "Commands typed (`cowrie.command.input`, `<kind>.command.input`)." }),
-    files: t.Integer({ description: "Files downloaded or uploaded (`<kind>.session.file_download`, `<kind>.session.file_upload`)." }),
-    recording: t.Boolean({ description: "The terminal was recorded (`cowrie.log.closed`); `GET /api/v1/sessions/{id}/recording` serves it once the node has sent it (a session that came to the event socket with no node has none)." }),
-    closed: t.Boolean({ description: "The session has ended (`<kind>.session.closed`)." }),
-  },
-  { example: exampleSummary },
-);
-export type SessionSummary = typeof SessionSummary.static;
-
-const SessionPage = t.Object(
-  {
-    sessions: t.Array(SessionSummary, { description: "Newest first (by when they began)." }),
-    next_cursor: nullable(t.String({ description: "Pass as `cursor` for the next (older) page; null when there is none." })),
-  },
-  { example: { sessions: [exampleSummary], next_cursor: "311" } },
-);
-
-const Credential = t.Object({ timestamp: t.String(), username: nullable(t.String()), password: nullable(t.String()), success: t.Boolean() });
-const CommandLine = t.Object({ timestamp: t.String(), input: t.String(), found: t.Boolean({ description: "False when the shell answered that the command was not found (`cowrie.command.failed`)." }) });
-const SessionFile = t.Object({
-  timestamp: t.String(),
-  event_type: t.String({ description: "`<kind>.session.file_download` or `<kind>.session.file_upload` (`cowrie.session.file_download`, `adb.session.file_upload`, ...)." }),
-  url: nullable(t.String()),
-  filename: nullable(t.String()),
-  shasum: nullable(t.String({ description: "SHA-256 of the file, hex." })),
-  outfile: nullable(t.String()),
-});
-const RecordingInfo = t.Object({
-  size: t.Integer({ description: "Bytes of the asciicast file." }),
-  sha256: t.String(),
-  received: nullable(t.String({ description: "When Core received it; null while the node has not sent it yet." })),
-});
-
-export const SessionDetail = t.Composite(
-  [
-    SessionSummary,
-    t.Object({
-      credentials: t.Array(Credential, { description: "Every login attempt, in order." }),
-      command_lines: t.Array(CommandLine, { description: "Every command line typed, in order." }),
-      file_events: t.Array(SessionFile, { description: "Files downloaded and uploaded, in order." }),
-      recording_file: nullable(RecordingInfo),
-      session_events: t.Array(EventRecord, { description: `The session's events, oldest first (at most ${MAX_SESSION_EVENTS}).` }),
-      truncated: t.Boolean({ description: `The session has more than ${MAX_SESSION_EVENTS} events; \`session_events\` holds the first ones.` }),
-    }),
-  ],
-  {
-    example: {
-      ...exampleSummary,
-      credentials: [{ timestamp: "2026-11-22T01:07:43.100Z", username: "root", password: "123456", success: true }],
-      command_lines: [{ timestamp: "2026-11-22T01:07:45.000Z", input: "uname -a", found: true }],
-      file_events: [],
-      recording_file: { size: 2048, sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", received: "2026-11-22T01:08:13.000Z" },
-      session_events: [],
-      truncated: false,
-    },
-  },
-);
-export type SessionDetail = typeof SessionDetail.static;
 
 const flag = (description: string) => Type.Optional(Type.Union([Type.Literal("true"), Type.Literal("false")], { description, example: "true" }));
 

@@ -6,7 +6,7 @@ import type { CoreContext, Feature } from "../../core/context";
 import { statsApi, type OutputsStats } from "./routes";
 import { timelineApi } from "./timeline";
 
-export { Stats } from "./routes";
+export { Stats } from "./schemas";
 export { Timeline } from "./timeline";
 
 export function statsFeature(ctx: CoreContext, deps: OutputsStats): Feature {
