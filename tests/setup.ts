@@ -8,4 +8,11 @@ if (process.env.HONEYBEE_TEST_DB === "postgres") {
   afterAll(closeTestDatabases);
 }
 
+// `npm test` (HONEYBEE_BACKEND_RUNS_EARLY): the backend runs that tests/core/postgres.test.ts
+// checks start now and go on beside the rest of the suite, rather than when that file comes.
+if (process.env.HONEYBEE_BACKEND_RUNS_EARLY === "1" && process.env.HONEYBEE_TEST_DB === undefined) {
+  const { backendRuns } = await import("./helpers/backend-runs");
+  backendRuns(true);
+}
+
 export {};

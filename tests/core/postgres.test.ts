@@ -3,49 +3,16 @@
  * (HONEYBEE_TEST_DB=postgres / cluster, see tests/helpers/postgres.ts), so that every `npm test`
  * holds each backend to the same contract. The suite is not a list to keep: it is every test
  * file of the feature folders that starts its Core through startTestCore (which follows the
- * switch), but for the few below that are about something else. Each backend runs in a child
- * `bun test` (the switch is per process); the two run side by side, which keeps `npm test`
- * within its time.
+ * switch), but for the few that are about something else (tests/helpers/backend-runs.ts).
+ * Each backend runs in a child `bun test` (the switch is per process); `npm test` starts them
+ * as the suite starts, one after the other beside it, which keeps it within its time.
  */
 import { beforeAll, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { readFileSync } from "node:fs";
+import { backendRuns, backendSuite, NOT_A_BACKEND_TEST, type Run } from "../helpers/backend-runs";
 import { BIG_ID, BUN, EventStreamClient, getJson, registerNode, ROOT, startTestCore, waitForEvents } from "../helpers";
 import { PG_ADMIN_URL, PG_START_HINT, scratchDatabase } from "../helpers/postgres";
-
-/** The folders whose tests are the features' contract (REST, feed, CLI and console against a Core). */
-const FEATURE_FOLDERS = ["tests/core", "tests/sessions", "tests/artifacts", "tests/console", "tests/cli"];
-
-/** Files of those folders that do not run on the other backends, and why. */
-const NOT_A_BACKEND_TEST: Record<string, string> = {
-  "tests/core/postgres.test.ts": "this file: it starts the runs",
-  "tests/core/postgres-outage.test.ts": "runs its own private PostgreSQL, which it stops",
-  "tests/core/damaged-db.test.ts": "about a damaged SQLite file",
-};
-
-export function backendSuite(): string[] {
-  const files: string[] = [];
-  for (const folder of FEATURE_FOLDERS) {
-    for (const f of new Bun.Glob(`${folder}/*.test.ts`).scanSync({ cwd: ROOT })) {
-      if (f in NOT_A_BACKEND_TEST || !readFileSync(`${ROOT}/${f}`, "utf8").includes("startTestCore(")) continue;
-      files.push(f);
-    }
-  }
-  return files.sort();
-}
-
-interface Run {
-  code: number;
-  report: string;
-  files: number;
-}
-
-/** Runs the files in a child `bun test` with the backend switch set. */
-async function runOn(backend: "postgres" | "cluster", files: string[]): Promise<Run> {
-  const proc = Bun.spawn([BUN, "test", "--timeout", "120000", ...files], { cwd: ROOT, env: { ...process.env, HONEYBEE_TEST_DB: backend }, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, report: out + err, files: files.length };
-}
 
 function expectPassed(run: Run) {
   // The whole report on failure: which test, and why.
@@ -53,7 +20,7 @@ function expectPassed(run: Run) {
   expect({ code: run.code, failed: /^\s*(\d+) fail$/m.exec(run.report)?.[1], ran: new RegExp(`Ran (\\d+) tests across ${run.files} files`).test(run.report) }).toEqual({ code: 0, failed: "0", ran: true });
 }
 
-let runs: { postgres: Promise<Run>; cluster: Promise<Run> };
+let runs: ReturnType<typeof backendRuns>;
 
 beforeAll(async () => {
   const probe = new SQL(PG_ADMIN_URL, { max: 1, connectionTimeout: 5 });
@@ -64,10 +31,8 @@ beforeAll(async () => {
   } finally {
     await probe.close().catch(() => {});
   }
-  const suite = backendSuite();
-  // Each test Core alone in a cluster of its own name on the machine's NATS: its events go
-  // through JetStream and its writer role (docs/scale-out.md).
-  runs = { postgres: runOn("postgres", suite), cluster: runOn("cluster", suite) };
+  // Started with the suite by `npm test` (tests/setup.ts); here when this file runs alone.
+  runs = backendRuns();
 });
 
 test("the backend suite is every feature test that starts a Core, and names why each other file is left out", () => {
