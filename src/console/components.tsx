@@ -5,7 +5,8 @@ import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { ApiError, type Me, type TopEntry } from "./api";
-import { num, summary } from "./format";
+import { asName, countryName, num, summary } from "./format";
+import { type DrillKind, drillHref, kindOfLabel, type Scope } from "./links";
 
 export const MeContext = createContext<Me>({ name: "anonymous", role: "operator", auth_enabled: false });
 export const useMe = () => useContext(MeContext);
@@ -79,9 +80,36 @@ export function Status({ value }: { value: string }) {
   return <span class={"badge " + tone}>{value}</span>;
 }
 
-/** A top-N list as a table with bars; `href` makes values links. */
-export function TopTable({ rows, label, href, testid, show = (r) => r.value }: { rows: TopEntry[] | undefined; label: string; href?: (v: string) => string; testid?: string; show?: (r: TopEntry) => string }) {
+/**
+ * A value of a table as a link to what it drills down to (links.ts): the events it filters, or
+ * an address's attacker page. The value is isolated (see below); "–" when there is none.
+ */
+export function DrillLink({ kind, value, scope, children }: { kind: DrillKind; value: string | number | null | undefined; scope?: Scope; children?: ComponentChildren }) {
+  if (value === null || value === undefined || value === "") return <>–</>;
+  return (
+    <bdi>
+      <a href={drillHref(kind, String(value), scope)}>{children ?? String(value)}</a>
+    </bdi>
+  );
+}
+
+/** How a top list shows a value of a kind: countries by name, networks with theirs. */
+function shown(kind: DrillKind | undefined): (r: TopEntry) => string {
+  if (kind === "country") return (r) => countryName(r.value);
+  if (kind === "asn") return (r) => asName(r.value, r.as_org);
+  return (r) => r.value;
+}
+
+/**
+ * A top-N list as a table with bars. Each value is a link: `href` when given, else to what the
+ * values' `kind` drills down to (read from `label` when not given: "address", "username",
+ * "country"...), narrowed by `scope` (a dashboard's pot or node, its time range).
+ */
+export function TopTable({ rows, label, href, testid, show, kind, scope }: { rows: TopEntry[] | undefined; label: string; href?: (v: string) => string; testid?: string; show?: (r: TopEntry) => string; kind?: DrillKind; scope?: Scope }) {
   if (!rows) return null;
+  const k = kind ?? kindOfLabel(label);
+  href ??= k && ((v: string) => drillHref(k, v, scope));
+  show ??= shown(k);
   const max = rows[0]?.count ?? 1;
   return (
     <table class="top" data-testid={testid}>
@@ -121,21 +149,60 @@ export function TopTable({ rows, label, href, testid, show = (r) => r.value }: {
  * item and paragraph; within one, each of their values goes in a <bdi>, which isolates it.
  */
 
-/** A username and password as the attacker typed them, each isolated. */
+/** A username and password as the attacker typed them, each isolated, each a link to the events that tried it. */
 export function Credentials({ username, password }: { username: unknown; password: unknown }) {
+  const part = (kind: "username" | "password", v: unknown) =>
+    typeof v === "string" ? (
+      <bdi>
+        <a href={drillHref(kind, v)}>{v}</a>
+      </bdi>
+    ) : (
+      <bdi>{String(v ?? "")}</bdi>
+    );
   return (
     <>
-      <bdi>{String(username ?? "")}</bdi> / <bdi>{String(password ?? "")}</bdi>
+      {part("username", username)} / {part("password", password)}
     </>
   );
 }
 
-/** An event's summary (format.ts) with the attacker's values isolated. */
+/**
+ * An event's summary (format.ts) with the attacker's values isolated; credentials, commands
+ * and an SSH client's HASSH are links to the events that share them.
+ */
 export function Summary({ e }: { e: { event_type: string; data: Record<string, any> } }) {
   const d = e.data ?? {};
   if (d.username !== undefined && d.password !== undefined) return <Credentials username={d.username} password={d.password} />;
+  if (typeof d.input === "string" && d.input !== "") return <DrillLink kind="command" value={d.input} />;
+  if (typeof d.hassh === "string" && /^[0-9a-f]{32}$/.test(d.hassh)) {
+    return (
+      <>
+        SSH client HASSH <DrillLink kind="hassh" value={d.hassh} />
+      </>
+    );
+  }
   const text = summary(e);
   return text ? <bdi>{text}</bdi> : null;
+}
+
+/** An event's address, honeypot, type and summary cells, each value a drill-down link (events, /live). */
+export function EventCells({ e, whatClass = "ellipsis" }: { e: { src_ip: string | null; pot_id: string | null; node_id: string | null; event_type: string; data: Record<string, any> }; whatClass?: string }) {
+  return (
+    <>
+      <td class="mono">
+        <DrillLink kind="src_ip" value={e.src_ip} />
+      </td>
+      <td>
+        <DrillLink kind="pot_id" value={e.pot_id} scope={{ node_id: e.node_id }} />
+      </td>
+      <td class="mono">
+        <DrillLink kind="event_type" value={e.event_type} />
+      </td>
+      <td class={whatClass}>
+        <Summary e={e} />
+      </td>
+    </>
+  );
 }
 
 // The formatting characters of bidi (embeddings, overrides, isolates, marks) as JSON escapes:
