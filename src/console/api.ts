@@ -69,6 +69,8 @@ export async function getText(path: string): Promise<string> {
   throw new ApiError(res.status, err?.code ?? "http_" + res.status, err?.message ?? `GET ${path}: HTTP ${res.status}`);
 }
 export const post = <T = any>(path: string, body: unknown) => request<T>("POST", path, body);
+export const put = <T = any>(path: string, body: unknown) => request<T>("PUT", path, body);
+export const del = <T = any>(path: string) => request<T>("DELETE", path);
 
 /** A query string from the set fields of an object. */
 export function qs(params: Record<string, string | number | undefined | null>): string {
