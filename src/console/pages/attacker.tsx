@@ -3,11 +3,14 @@
  * newest MAX events): first and last seen, honeypots, sessions, credentials tried, commands
  * and downloads. Country and network appear when events carry `geo` (GeoIP on Core). Its
  * sessions come from GET /api/v1/sessions?src_ip= (every one, not only those in the newest events).
+ * Its honeypots and event types link to this address's events of them; its credentials,
+ * commands, country and network to every event that shares them (who else).
  */
 import { Fragment } from "preact";
 import { ApiError, get, qs, type EventRecord, type Stats } from "../api";
-import { Card, Credentials, ErrorNote, Summary, useAsync } from "../components";
+import { Card, Credentials, DrillLink, ErrorNote, Summary, useAsync } from "../components";
 import { asName, countryName, num, time } from "../format";
+import { eventsHref } from "../links";
 import { SessionsTable } from "../sessions/table";
 import type { SessionPage, SessionSummary } from "../sessions/types";
 
@@ -103,14 +106,35 @@ export function AttackerPage({ ip }: { ip: string }) {
                   : pots.map(([p, n], i) => (
                       <Fragment key={p}>
                         {i > 0 && ", "}
-                        <bdi>{p}</bdi> ({n})
+                        <bdi>
+                          <a href={eventsHref({ src_ip: ip, pot_id: p })}>{p}</a>
+                        </bdi>{" "}
+                        ({n})
                       </Fragment>
                     ))}
               </dd>
             </div>
             <div>
               <dt>Country, network</dt>
-              <dd>{geo ? [geo.country && countryName(geo.country), geo.asn && asName(geo.asn, geo.as_org)].filter(Boolean).join(" · ") : <span class="muted">{geoip.data ? "no location for this address (private or unknown)" : geoip.data === false ? "not available on this Core (no GeoIP)" : "–"}</span>}</dd>
+              <dd data-testid="attacker-geo">
+                {geo ? (
+                  <>
+                    {geo.country && (
+                      <DrillLink kind="country" value={geo.country}>
+                        {countryName(geo.country)}
+                      </DrillLink>
+                    )}
+                    {geo.country && geo.asn ? " · " : ""}
+                    {geo.asn && (
+                      <DrillLink kind="asn" value={String(geo.asn)}>
+                        {asName(geo.asn, geo.as_org)}
+                      </DrillLink>
+                    )}
+                  </>
+                ) : (
+                  <span class="muted">{geoip.data ? "no location for this address (private or unknown)" : geoip.data === false ? "not available on this Core (no GeoIP)" : "–"}</span>
+                )}
+              </dd>
             </div>
           </dl>
           <div class="grid2">
@@ -138,7 +162,7 @@ export function AttackerPage({ ip }: { ip: string }) {
                 {commands.length === 0 && <li class="muted">none</li>}
                 {commands.map((e) => (
                   <li key={e.id} title={time(e.timestamp)}>
-                    <bdi>{e.data.input}</bdi>
+                    <DrillLink kind="command" value={e.data.input} />
                   </li>
                 ))}
               </ol>
@@ -197,9 +221,11 @@ export function AttackerPage({ ip }: { ip: string }) {
                     <tr key={e.id}>
                       <td class="mono nowrap">{time(e.timestamp)}</td>
                       <td>
-                        <bdi>{e.pot_id}</bdi>
+                        <DrillLink kind="pot_id" value={e.pot_id} scope={{ src_ip: ip }} />
                       </td>
-                      <td class="mono">{e.event_type}</td>
+                      <td class="mono">
+                        <DrillLink kind="event_type" value={e.event_type} scope={{ src_ip: ip }} />
+                      </td>
                       <td class="ellipsis what">
                         <Summary e={e} />
                       </td>

@@ -1,23 +1,55 @@
 /**
  * Events: the stored events with every filter of GET /api/v1/events, kept in the page's URL
  * (so a filtered view is a link), cursor paging, an event's whole JSON, and an export of the
- * whole filter as CSV or NDJSON.
+ * whole filter as CSV or NDJSON. Usernames, passwords and commands have no REST filter: the
+ * page matches them itself in the events it reads (at most SCAN a page, REST's filters first),
+ * says how many it read, and goes on from there with Older.
  */
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { get, qs, type EventRecord } from "../api";
-import { ErrorNote, Json, Summary, useAsync } from "../components";
-import { time } from "../format";
+import { ErrorNote, EventCells, Json, useAsync } from "../components";
+import { asName, countryName, num, time } from "../format";
 import { navigate } from "../router";
 
 const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until", "country", "asn", "hassh"] as const;
+/** Matched here, in the events REST's filters let through: `data.username`, `data.password`, `data.input`. */
+const BROWSER_FIELDS = ["username", "password", "command"] as const;
+type BrowserField = (typeof BROWSER_FIELDS)[number];
+const DATA_KEY: Record<BrowserField, string> = { username: "username", password: "password", command: "input" };
 const PAGE = 50;
-/** An export reads pages of 1,000; this many at most, so a click cannot pull the whole database into a tab. */
+/** Events read at most for one page of a username, password or command filter. */
+const SCAN = 10_000;
+/** An export reads pages of 1,000; this many events at most, so a click cannot pull the whole database into a tab. */
 const EXPORT_MAX = 100_000;
 
 interface Page {
   events: EventRecord[];
   next_cursor: string | null;
+  /** Events read to find these, when the page matched usernames, passwords or commands itself. */
+  read?: number;
+}
+
+const matches = (e: EventRecord, data: Partial<Record<BrowserField, string>>) => Object.entries(data).every(([k, v]) => e.data?.[DATA_KEY[k as BrowserField]] === v);
+
+/** One page: REST's page, or with data filters, REST's pages read until PAGE match or SCAN were read. */
+async function loadPage(filter: Record<string, string>, data: Partial<Record<BrowserField, string>>, cursor: string | null): Promise<Page> {
+  if (Object.keys(data).length === 0) return get<Page>("/api/v1/events" + qs({ ...filter, limit: PAGE, cursor }));
+  const events: EventRecord[] = [];
+  let read = 0;
+  let next = cursor;
+  do {
+    const p: Page = await get<Page>("/api/v1/events" + qs({ ...filter, limit: 1000, cursor: next }));
+    next = p.next_cursor;
+    for (const e of p.events) {
+      read++;
+      if (!matches(e, data)) continue;
+      events.push(e);
+      // REST's cursor is the id below which the next page starts.
+      if (events.length === PAGE) return { events, next_cursor: String(e.id), read };
+    }
+  } while (next && read < SCAN);
+  return { events, next_cursor: next, read };
 }
 
 const CSV_COLUMNS = ["id", "timestamp", "node_id", "pot_id", "pot_type", "event_type", "src_ip", "data"] as const;
@@ -34,15 +66,17 @@ export function toCsv(events: EventRecord[]): string {
   return lines.join("\r\n") + "\r\n";
 }
 
-async function exportAll(filter: Record<string, string>, format: "csv" | "ndjson", progress: (n: number) => void): Promise<void> {
+async function exportAll(filter: Record<string, string>, data: Partial<Record<BrowserField, string>>, format: "csv" | "ndjson", progress: (n: number) => void): Promise<void> {
   const all: EventRecord[] = [];
   let cursor: string | null = null;
+  let read = 0;
   do {
     const page: Page = await get<Page>("/api/v1/events" + qs({ ...filter, limit: 1000, cursor }));
-    all.push(...page.events);
+    all.push(...page.events.filter((e) => matches(e, data)));
+    read += page.events.length;
     progress(all.length);
     cursor = page.next_cursor;
-  } while (cursor && all.length < EXPORT_MAX);
+  } while (cursor && read < EXPORT_MAX);
   // node_id was read as a string to stay exact; NDJSON writes it back as the exact number Core sent.
   const text = format === "csv" ? toCsv(all) : all.map((e) => JSON.stringify(e).replace(/"node_id":"(\d+)"/, '"node_id":$1')).join("\n") + "\n";
   const a = document.createElement("a");
@@ -60,22 +94,29 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
     const v = query.get(f);
     if (v) filter[f] = v;
   }
+  const data: Partial<Record<BrowserField, string>> = {};
+  for (const f of BROWSER_FIELDS) {
+    const v = query.get(f);
+    if (v) data[f] = v;
+  }
   const cursor = query.get("cursor");
-  const key = JSON.stringify([filter, cursor]);
-  const page = useAsync(() => get<Page>("/api/v1/events" + qs({ ...filter, limit: PAGE, cursor })), [key]);
+  const key = JSON.stringify([filter, data, cursor]);
+  const page = useAsync(() => loadPage(filter, data, cursor), [key]);
   const [open, setOpen] = useState<number | null>(null);
   const [exporting, setExporting] = useState<string | null>(null);
   const [exportError, setExportError] = useState<Error | null>(null);
-  const [draft, setDraft] = useState<Record<string, string>>(filter);
+  const all = { ...filter, ...data };
+  const [draft, setDraft] = useState<Record<string, string>>(all);
   const [draftKey, setDraftKey] = useState(key);
   if (draftKey !== key) {
-    setDraft(filter);
+    setDraft(all);
     setDraftKey(key);
   }
 
   const go = (f: Record<string, string>, c?: string | null) => navigate("/events" + qs({ ...f, cursor: c }));
+  const geo = page.data?.events.find((e) => e.geo)?.geo;
   // "1h", "24h", "7d": Core reads them as that long before now (docs/api.md, since).
-  const field = (name: (typeof FIELDS)[number], label: string, placeholder: string) => (
+  const field = (name: (typeof FIELDS)[number] | BrowserField, label: string, placeholder: string) => (
     <label>
       {label}
       <input name={name} value={draft[name] ?? ""} placeholder={placeholder} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() })} />
@@ -103,9 +144,12 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {filter.country !== undefined && field("country", "Country", "DE")}
         {filter.asn !== undefined && field("asn", "Network (ASN)", "4134")}
         {filter.hassh !== undefined && field("hassh", "SSH client (HASSH)", "472b5de333ad665af5cbf10ff892c4df")}
+        {data.username !== undefined && field("username", "Username", "root")}
+        {data.password !== undefined && field("password", "Password", "123456")}
+        {data.command !== undefined && field("command", "Command", "uname -a")}
         <fieldset class="ranges" aria-label="Time range">
           {["1h", "24h", "7d"].map((r) => (
-            <button key={r} type="button" class="ghost" aria-pressed={filter.since === r && !filter.until} onClick={() => go({ ...filter, since: r, until: "" })}>
+            <button key={r} type="button" class="ghost" aria-pressed={filter.since === r && !filter.until} onClick={() => go({ ...all, since: r, until: "" })}>
               last {r}
             </button>
           ))}
@@ -116,9 +160,12 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         </button>
       </form>
       <div class="toolbar">
-        <span class="muted">
+        <span class="muted" data-testid="filter-summary">
           {cursor ? "Older events" : "Newest first"}
-          {Object.keys(filter).length > 0 && " · filtered"}
+          {Object.keys(all).length > 0 && " · filtered"}
+          {filter.country && ` · country ${countryName(filter.country.toUpperCase())}`}
+          {filter.asn && ` · network ${asName(filter.asn, geo && String(geo.asn) === filter.asn ? geo.as_org : null)}`}
+          {page.data?.read !== undefined && ` · ${num(page.data.read)} events read to find these (usernames, passwords and commands are matched in the browser)`}
         </span>
         <span class="spacer" />
         <button type="button" disabled={exporting !== null} onClick={() => run("csv")}>
@@ -157,12 +204,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
                       {time(e.timestamp)}
                     </button>
                   </td>
-                  <td class="mono">{e.src_ip ? <a href={`/attackers/${encodeURIComponent(e.src_ip)}`}>{e.src_ip}</a> : "–"}</td>
-                  <td>{e.pot_id ?? "–"}</td>
-                  <td class="mono">{e.event_type}</td>
-                  <td class="ellipsis what">
-                    <Summary e={e} />
-                  </td>
+                  <EventCells e={e} whatClass="ellipsis what" />
                 </tr>
                 {open === e.id && (
                   <tr class="json-row">
@@ -177,10 +219,10 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         </table>
       </div>
       <div class="pager">
-        <button type="button" disabled={!cursor} onClick={() => go(filter)}>
+        <button type="button" disabled={!cursor} onClick={() => go(all)}>
           ← Newest
         </button>
-        <button type="button" disabled={!page.data?.next_cursor} onClick={() => go(filter, page.data?.next_cursor)}>
+        <button type="button" disabled={!page.data?.next_cursor} onClick={() => go(all, page.data?.next_cursor)}>
           Older →
         </button>
       </div>
@@ -190,7 +232,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
   function run(format: "csv" | "ndjson") {
     setExportError(null);
     setExporting("reading events…");
-    exportAll(filter, format, (n) => setExporting(`${n} events read…`)).then(
+    exportAll(filter, data, format, (n) => setExporting(`${n} events read…`)).then(
       () => setExporting(null),
       (e) => (setExporting(null), setExportError(e)),
     );

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { get, qs, type EventRecord, type NodeSummary, type Pot } from "../api";
-import { Summary, useAsync } from "../components";
+import { EventCells, useAsync } from "../components";
 import { openFeed, type FeedState } from "../feed";
 import { time } from "../format";
 
@@ -252,12 +252,7 @@ export function LivePage() {
             {shown.slice(first, first + count).map((e) => (
               <tr key={e.id}>
                 <td class="mono nowrap">{time(e.timestamp).slice(11)}</td>
-                <td class="mono">{e.src_ip ? <a href={`/attackers/${encodeURIComponent(e.src_ip)}`}>{e.src_ip}</a> : "–"}</td>
-                <td>{e.pot_id ?? "–"}</td>
-                <td class="mono">{e.event_type}</td>
-                <td class="ellipsis">
-                  <Summary e={e} />
-                </td>
+                <EventCells e={e} />
               </tr>
             ))}
             {shown.length > first + count && <tr class="spacer-row" style={{ height: (shown.length - first - count) * ROW + "px" }} />}

@@ -9,14 +9,26 @@
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { get, post, type CatalogueKind, type CommandRecord, type NodeDetail, type NodeSummary, type Pot } from "../api";
-import { Card, ErrorNote, Json, Status, useAsync, useInterval, useMe } from "../components";
+import { Card, DrillLink, ErrorNote, Json, Status, useAsync, useInterval, useMe } from "../components";
 import { openFeed } from "../feed";
 import { ago, time } from "../format";
+import { eventsHref } from "../links";
 
 export function NodesPage() {
   const r = useAsync(() => Promise.all([get<{ nodes: NodeSummary[] }>("/api/v1/nodes"), get<{ honeypots: Pot[] }>("/api/v1/honeypots")]), []);
   useStatusFeed(r.reload);
   const [nodes, pots] = r.data ?? [null, null];
+  // Filters take a node's name (REST resolves it) when no other node has it; its id otherwise.
+  const named = (n: NodeSummary) => (nodes?.nodes.filter((m) => m.node_name === n.node_name).length === 1 ? n.node_name : n.node_id);
+  const potChip = (p: Pot, node: string | null) => (
+    <span key={p.pot_id} class="pot">
+      <DrillLink kind="pot_id" value={p.pot_id} scope={{ node_id: node }} />{" "}
+      <span class="muted">
+        (<DrillLink kind="pot_type" value={p.pot_type} />)
+      </span>{" "}
+      <Status value={p.status} />
+    </span>
+  );
   return (
     <main id="main">
       <h1>Nodes</h1>
@@ -39,20 +51,17 @@ export function NodesPage() {
                 <td />
                 <td />
                 <td>
-                  {pots.honeypots
-                    .filter((p) => p.node_id === NO_NODE)
-                    .map((p) => (
-                      <span key={p.pot_id} class="pot">
-                        <bdi>{p.pot_id}</bdi> <span class="muted">(<bdi>{p.pot_type}</bdi>)</span> <Status value={p.status} />
-                      </span>
-                    ))}
+                  {pots.honeypots.filter((p) => p.node_id === NO_NODE).map((p) => potChip(p, null))}
                 </td>
               </tr>
             )}
             {nodes?.nodes.map((n) => (
               <tr key={n.node_id}>
                 <td>
-                  <a href={`/nodes/${n.node_id}`}>{n.node_name}</a>
+                  <a href={`/nodes/${n.node_id}`}>{n.node_name}</a>{" "}
+                  <a class="small" href={eventsHref({ node_id: named(n) })}>
+                    events
+                  </a>
                   <div class="muted mono small">{n.node_id}</div>
                 </td>
                 <td>
@@ -60,13 +69,7 @@ export function NodesPage() {
                 </td>
                 <td>{n.node_type}</td>
                 <td>
-                  {pots?.honeypots
-                    .filter((p) => p.node_id === n.node_id)
-                    .map((p) => (
-                      <span key={p.pot_id} class="pot">
-                        <bdi>{p.pot_id}</bdi> <span class="muted">(<bdi>{p.pot_type}</bdi>)</span> <Status value={p.status} />
-                      </span>
-                    ))}
+                  {pots?.honeypots.filter((p) => p.node_id === n.node_id).map((p) => potChip(p, named(n)))}
                 </td>
               </tr>
             ))}

@@ -1,13 +1,14 @@
 /**
  * One session: where and when, the credentials tried, the commands (marked when the shell did
- * not know them), the files it fetched or left (linked to the artifacts API when Core holds
+ * not know them), the files it fetched or left (linked to their artifact pages when Core holds
  * them), its terminal recording played in the page, and every event in order.
  */
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { ApiError, get, type EventRecord } from "../api";
-import { Card, Credentials, ErrorNote, Json, Summary, useAsync } from "../components";
+import { Card, Credentials, DrillLink, ErrorNote, Json, Summary, useAsync } from "../components";
 import { num, time } from "../format";
+import { attackerHref } from "../links";
 import { Player } from "../sessions/player";
 import { SessionsTable } from "../sessions/table";
 import { duration, type SessionDetail, type SessionSummary } from "../sessions/types";
@@ -68,7 +69,7 @@ export function SessionPage({ id }: { id: string }) {
           <dl class="facts" data-testid="session-facts">
             <div>
               <dt>Address</dt>
-              <dd class="mono">{s.src_ip ? <a href={`/attackers/${encodeURIComponent(s.src_ip)}`}>{s.src_ip}</a> : "–"}</dd>
+              <dd class="mono">{s.src_ip ? <a href={attackerHref(s.src_ip)}>{s.src_ip}</a> : "–"}</dd>
             </div>
             <div>
               <dt>Start</dt>
@@ -88,10 +89,10 @@ export function SessionPage({ id }: { id: string }) {
             <div>
               <dt>Honeypot</dt>
               <dd>
-                <bdi>{s.pot_id ?? "–"}</bdi>{" "}
+                <DrillLink kind="pot_id" value={s.pot_id} scope={{ node_id: s.node_id }} />{" "}
                 {s.pot_type && (
                   <span class="muted">
-                    (<bdi>{s.pot_type}</bdi>)
+                    (<DrillLink kind="pot_type" value={s.pot_type} />)
                   </span>
                 )}{" "}
                 on {s.node_id ? <a href={`/nodes/${s.node_id}`}>node {s.node_id}</a> : "–"}
@@ -127,7 +128,7 @@ export function SessionPage({ id }: { id: string }) {
                 {s.command_lines.length === 0 && <li class="muted">none</li>}
                 {s.command_lines.map((c, i) => (
                   <li key={i} title={time(c.timestamp)}>
-                    <bdi>{c.input}</bdi>
+                    <DrillLink kind="command" value={c.input} />
                     {!c.found && (
                       <span class="badge bad" title="the shell answered: command not found">
                         not found
@@ -166,7 +167,7 @@ export function SessionPage({ id }: { id: string }) {
                       </td>
                       <td class="mono ellipsis">
                         {f.shasum && r.data?.held?.has(f.shasum) ? (
-                          <a href={`/api/v1/artifacts/${f.shasum}`} title="the artifact on Core (docs/artifacts.md)">
+                          <a href={`/artifacts/${f.shasum}`} title="the artifact's page: its type, every sighting, the download">
                             {f.shasum}
                           </a>
                         ) : (
@@ -205,7 +206,9 @@ export function SessionPage({ id }: { id: string }) {
                             {time(e.timestamp)}
                           </button>
                         </td>
-                        <td class="mono">{e.event_type}</td>
+                        <td class="mono">
+                          <DrillLink kind="event_type" value={e.event_type} scope={{ src_ip: s.src_ip }} />
+                        </td>
                         <td class="ellipsis">
                           <Summary e={e} />
                         </td>

@@ -1,6 +1,7 @@
 /** A table of sessions, shared by /sessions and /attackers/{ip}. */
-import { Credentials } from "../components";
+import { Credentials, DrillLink } from "../components";
 import { num, time } from "../format";
+import { attackerHref } from "../links";
 import { duration, type SessionSummary } from "./types";
 
 export function SessionsTable({ sessions, showAddress = true }: { sessions: SessionSummary[]; showAddress?: boolean }) {
@@ -40,16 +41,10 @@ export function SessionsTable({ sessions, showAddress = true }: { sessions: Sess
               <td class="mono nowrap">
                 <a href={`/sessions/${encodeURIComponent(String(s.id))}`}>{time(s.start)}</a>
               </td>
-              {showAddress && <td class="mono">{s.src_ip ? <a href={`/attackers/${encodeURIComponent(s.src_ip)}`}>{s.src_ip}</a> : "–"}</td>}
-              {/* The node's 64-bit id is long: it is the link's title, the node's page its target. */}
+              {showAddress && <td class="mono">{s.src_ip ? <a href={attackerHref(s.src_ip)}>{s.src_ip}</a> : "–"}</td>}
+              {/* The pot's events on its node (the node's 64-bit id is long: not shown). */}
               <td>
-                {s.node_id ? (
-                  <a href={`/nodes/${s.node_id}`} title={`node ${s.node_id}`}>
-                    {s.pot_id ?? "–"}
-                  </a>
-                ) : (
-                  (s.pot_id ?? "–")
-                )}
+                <DrillLink kind="pot_id" value={s.pot_id} scope={{ node_id: s.node_id }} />
               </td>
               <td class="mono login-cell">{s.login_success ? <Credentials username={s.username} password={s.password} /> : <span class="muted">no login</span>}</td>
               <td class="n">{num(Number(s.commands))}</td>
