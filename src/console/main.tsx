@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, authListeners, get, token, type Me } from "./api";
 import { MeContext } from "./components";
 import { AttackerPage } from "./pages/attacker";
+import { KindPage, PotPage } from "./pages/dashboard";
 import { EventsPage } from "./pages/events";
 import { LivePage } from "./pages/live";
 import { MapPage } from "./pages/map";
@@ -30,15 +31,19 @@ const NAV: [string, string][] = [
 
 function Page({ path, query }: { path: string; query: URLSearchParams }) {
   const param = (prefix: string) => (path.startsWith(prefix) ? decodeURIComponent(path.slice(prefix.length)) : null);
-  if (path === "/") return <OverviewPage />;
+  if (path === "/") return <OverviewPage query={query} />;
   if (path === "/live") return <LivePage />;
   if (path === "/events") return <EventsPage query={query} />;
   if (path === "/sessions") return <SessionsPage query={query} />;
-  if (path === "/map") return <MapPage />;
+  if (path === "/map") return <MapPage query={query} />;
   if (path === "/nodes") return <NodesPage />;
   if (path === "/settings") return <SettingsPage />;
   const node = param("/nodes/");
-  if (node) return <NodePage id={node} />;
+  if (node) return <NodePage id={node} query={query} />;
+  const kind = param("/kinds/");
+  if (kind) return <KindPage kind={kind} query={query} />;
+  const pot = param("/pots/");
+  if (pot) return <PotPage potId={pot} query={query} />;
   const ip = param("/attackers/");
   if (ip) return <AttackerPage ip={ip} />;
   const session = param("/sessions/");
@@ -117,7 +122,7 @@ function App() {
     );
   }
   if (!me) return <p class="loading">{error ? `Core does not answer: ${error}` : "Connecting to Core…"}</p>;
-  const active = (href: string) => (href === "/" ? path === "/" : path === href || path.startsWith(href + "/") || (href === "/events" && path.startsWith("/attackers/")));
+  const active = (href: string) => (href === "/" ? path === "/" : path === href || path.startsWith(href + "/") || (href === "/events" && path.startsWith("/attackers/")) || (href === "/nodes" && /^\/(kinds|pots)\//.test(path)));
   return (
     <MeContext.Provider value={me}>
       <a class="skip" href="#main">

@@ -1,31 +1,43 @@
 /**
- * Where attacks come from: countries and networks from GET /api/v1/stats when Core enriches
- * events with GeoIP (top.countries, top.asns); until then, says it is not available.
+ * Where attacks come from over the picked time range (timerange.tsx; the last 7 days unless the
+ * URL says otherwise): countries and networks from GET /api/v1/stats when Core enriches events
+ * with GeoIP (top.countries, top.asns); until then, says it is not available. Each country and
+ * network links to its events over the same range.
  */
-import { get, type Stats } from "../api";
+import { get, qs, type Stats } from "../api";
 import { Card, ErrorNote, LazyWorldMap, TopTable, Unavailable, useAsync } from "../components";
 import { asName, countryName } from "../format";
+import { drillHref } from "../links";
+import { linkRange, rangeParams, rangeShort, readRange, TimeRangePicker } from "../timerange";
 
-export function MapPage() {
-  const r = useAsync(() => get<Stats>("/api/v1/stats?window=7d&top=50"), []);
+const DEFAULT_RANGE = "7d";
+
+export function MapPage({ query }: { query: URLSearchParams }) {
+  const range = readRange(query, DEFAULT_RANGE);
+  const r = useAsync(() => get<Stats>("/api/v1/stats" + qs({ ...rangeParams(range), top: 50 })), [JSON.stringify(range)]);
   const top = r.data?.top;
+  const span = rangeShort(range);
+  const where = linkRange(query, range);
   return (
     <main id="main">
-      <h1>Attack sources</h1>
+      <div class="page-head">
+        <h1>Attack sources</h1>
+        <TimeRangePicker range={range} fallback={DEFAULT_RANGE} />
+      </div>
       <ErrorNote error={r.error} />
       {top && !top.countries && <Unavailable what="Countries and networks (GeoIP)" api="top.countries and top.asns in GET /api/v1/stats" />}
       {top?.countries && (
-        <Card title="Events by country (7 days)" id="world">
+        <Card title={`Events by country (${span})`} id="world">
           <LazyWorldMap rows={top.countries} />
         </Card>
       )}
       {top?.countries && (
         <div class="grid2">
-          <Card title="Countries (7 days)" id="countries">
-            <TopTable rows={top.countries} label="country" show={(r) => countryName(r.value)} href={(v) => `/events?country=${encodeURIComponent(v)}`} testid="countries" />
+          <Card title={`Countries (${span})`} id="countries">
+            <TopTable rows={top.countries} label="country" show={(r) => countryName(r.value)} href={(v) => drillHref("country", v, where)} testid="countries" />
           </Card>
-          <Card title="Networks (7 days)" id="asns">
-            <TopTable rows={top.asns} label="ASN" show={(r) => asName(r.value, r.as_org)} testid="asns" />
+          <Card title={`Networks (${span})`} id="asns">
+            <TopTable rows={top.asns} label="ASN" show={(r) => asName(r.value, r.as_org)} href={(v) => drillHref("asn", v, where)} testid="asns" />
           </Card>
         </div>
       )}

@@ -12,6 +12,8 @@ import { get, post, type CatalogueKind, type CommandRecord, type NodeDetail, typ
 import { Card, DrillLink, ErrorNote, Json, Status, useAsync, useInterval, useMe } from "../components";
 import { openFeed } from "../feed";
 import { ago, time } from "../format";
+import { withRange } from "../timerange";
+import { NodeDashboard } from "./dashboard";
 import { eventsHref } from "../links";
 
 export function NodesPage() {
@@ -187,7 +189,7 @@ function InstallForm({ nodeId, onSent }: { nodeId: string; onSent: (id: string) 
   );
 }
 
-export function NodePage({ id }: { id: string }) {
+export function NodePage({ id, query }: { id: string; query: URLSearchParams }) {
   const me = useMe();
   const node = useAsync(() => get<NodeDetail>(`/api/v1/nodes/${encodeURIComponent(id)}`), [id]);
   const commands = useAsync(() => get<{ commands: CommandRecord[] }>(`/api/v1/commands?node_id=${encodeURIComponent(id)}&limit=50`), [id]);
@@ -265,9 +267,15 @@ export function NodePage({ id }: { id: string }) {
               {n?.honeypots.map((p) => (
                 <tr key={p.pot_id} data-pot={p.pot_id}>
                   <td>
-                    <a href={`/events?pot_id=${encodeURIComponent(p.pot_id)}`}>{p.pot_id}</a>
+                    <a href={withRange(`/pots/${encodeURIComponent(p.pot_id)}`)} title="The honeypot's dashboard">
+                      <bdi>{p.pot_id}</bdi>
+                    </a>
                   </td>
-                  <td>{p.pot_type}</td>
+                  <td>
+                    <a href={withRange(`/kinds/${encodeURIComponent(p.pot_type)}`)} title="The dashboard of every honeypot of this kind">
+                      <bdi>{p.pot_type}</bdi>
+                    </a>
+                  </td>
                   <td>
                     <Status value={p.status} />
                     {p.message && (
@@ -307,6 +315,7 @@ export function NodePage({ id }: { id: string }) {
           <InstallForm nodeId={id} onSent={() => commands.reload()} />
         </Card>
       )}
+      {n && <NodeDashboard nodeId={id} kinds={[...new Set(n.honeypots.map((p) => p.pot_type))]} query={query} />}
       <Card title="Commands" id="history">
         <ErrorNote error={commands.error} />
         <div class="table-wrap">

@@ -1,91 +1,21 @@
 /**
- * Overview: events per minute over the last hour and day (from /api/v1/stats/timeline, then
- * kept current from the live feed), totals and top lists (/api/v1/stats), node and honeypot
- * health (/api/v1/nodes, /api/v1/honeypots, refreshed when the feed says a status changed).
+ * Overview: over the picked time range (timerange.tsx, in the URL: `?range=7d`, `?from=&to=`),
+ * events per step (from /api/v1/stats/timeline, then kept current from the live feed), totals,
+ * the world map and top lists (/api/v1/stats); the last hour's count beside it; node and
+ * honeypot health (/api/v1/nodes, /api/v1/honeypots, refreshed when the feed says a status
+ * changed), each honeypot and kind a link to its dashboard.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
-import { get, type NodeSummary, type Pot, type Stats } from "../api";
-import { Card, ErrorNote, LazyWorldMap, StepChart, Status, TopTable, Unavailable, useAsync, useInterval } from "../components";
+import { useEffect } from "preact/hooks";
+import { get, qs, type NodeSummary, type Pot, type Stats } from "../api";
+import { Card, ErrorNote, LazyWorldMap, Status, TopTable, Unavailable, useAsync, useInterval } from "../components";
 import { openFeed } from "../feed";
 import { asName, countryName, num } from "../format";
+import { attackerHref, drillHref, type Scope as LinkScope } from "../links";
+import { RangeChart, stepWords, useTimelines } from "../timeline";
+import { isLive, rangeLabel, rangeParams, rangeShort, linkRange, readRange, TimeRangePicker, withRange } from "../timerange";
 
-interface Series {
-  start: number;
-  stepMs: number;
-  counts: number[];
-}
-
-const MINUTE = 60_000;
-
-/** Moves a series so its last step is the one holding `t`, dropping the oldest steps. */
-function advance(s: Series, t: number): void {
-  const last = s.start + (s.counts.length - 1) * s.stepMs;
-  const steps = Math.floor((t - last) / s.stepMs);
-  if (steps <= 0) return;
-  const n = Math.min(steps, s.counts.length);
-  s.counts.splice(0, n);
-  for (let i = 0; i < n; i++) s.counts.push(0);
-  s.start += steps * s.stepMs;
-}
-
-function bump(s: Series, t: number): void {
-  advance(s, t);
-  const i = Math.floor((t - s.start) / s.stepMs);
-  if (i >= 0 && i < s.counts.length) s.counts[i]!++;
-}
-
-async function loadSeries(window: string): Promise<Series> {
-  const tl = await get<{ start: string; step_seconds: number; counts: number[] }>(`/api/v1/stats/timeline?window=${window}&step=1m`);
-  return { start: Date.parse(tl.start), stepMs: tl.step_seconds * 1000, counts: tl.counts };
-}
-
-function useTimelines() {
-  const hour = useRef<Series | null>(null);
-  const day = useRef<Series | null>(null);
-  const [version, setVersion] = useState(0);
-  const [error, setError] = useState<Error | null>(null);
-  const dirty = useRef(false);
-  useEffect(() => {
-    let live = true;
-    const pending: number[] = [];
-    Promise.all([loadSeries("1h"), loadSeries("24h")]).then(
-      ([h, d]) => {
-        if (!live) return;
-        hour.current = h;
-        day.current = d;
-        // Events that arrived on the feed while the timelines loaded may be counted already; a
-        // minute's difference of a few events is not worth a second query.
-        pending.length = 0;
-        setVersion((v) => v + 1);
-      },
-      (e) => live && setError(e),
-    );
-    const close = openFeed({
-      kinds: ["PotEvent"],
-      onMessage: (_kind, e) => {
-        const t = Date.parse(e?.timestamp) || Date.now();
-        if (!hour.current || !day.current) return void pending.push(t);
-        bump(hour.current, t);
-        bump(day.current, t);
-        dirty.current = true;
-      },
-    });
-    return () => {
-      live = false;
-      close();
-    };
-  }, []);
-  // Redrawn at most once a second however fast events come, and moved on when none do.
-  useInterval(() => {
-    const now = Date.now();
-    for (const s of [hour.current, day.current]) if (s) advance(s, now);
-    if (dirty.current || hour.current) {
-      dirty.current = false;
-      setVersion((v) => v + 1);
-    }
-  }, 1000);
-  return { hour: hour.current, day: day.current, version, error };
-}
+const DEFAULT_RANGE = "24h";
+const LAST_HOUR = { window: "1h" };
 
 function Health() {
   const nodes = useAsync(() => Promise.all([get<{ nodes: NodeSummary[] }>("/api/v1/nodes"), get<{ honeypots: Pot[] }>("/api/v1/honeypots")]), []);
@@ -128,7 +58,13 @@ function Health() {
                     {pots.length === 0 && <span class="muted">no honeypots</span>}
                     {pots.map((p) => (
                       <span key={p.pot_id} class="pot">
-                        <bdi>{p.pot_id}</bdi> <Status value={p.status} />
+                        <a href={withRange(`/pots/${encodeURIComponent(p.pot_id)}`)} title="The honeypot's dashboard">
+                          <bdi>{p.pot_id}</bdi>
+                        </a>{" "}
+                        <a class="muted" href={withRange(`/kinds/${encodeURIComponent(p.pot_type)}`)} title="The dashboard of every honeypot of this kind">
+                          (<bdi>{p.pot_type}</bdi>)
+                        </a>{" "}
+                        <Status value={p.status} />
                       </span>
                     ))}
                   </span>
@@ -142,17 +78,25 @@ function Health() {
   );
 }
 
-export function OverviewPage() {
-  const stats = useAsync(() => get<Stats>("/api/v1/stats?window=24h&top=10"), []);
-  useInterval(() => stats.reload(), 30_000);
-  const { hour, day, version, error } = useTimelines();
+export function OverviewPage({ query }: { query: URLSearchParams }) {
+  const range = readRange(query, DEFAULT_RANGE);
+  const key = JSON.stringify(range);
+  const stats = useAsync(() => get<Stats>("/api/v1/stats" + qs({ ...rangeParams(range), top: 10 })), [key]);
+  useInterval(() => isLive(range) && stats.reload(), 30_000);
+  const { series, version, error } = useTimelines([LAST_HOUR, range]);
+  const [hour, chosen] = series;
   const s = stats.data;
   const lastHour = hour ? hour.counts.reduce((a, b) => a + b, 0) : null;
   const perMinute = hour ? (hour.counts[hour.counts.length - 2] ?? 0) : null;
-  const ip = (v: string) => `/attackers/${encodeURIComponent(v)}`;
+  const span = rangeShort(range);
+  const where: LinkScope = linkRange(query, range);
+  const drill = (kind: Parameters<typeof drillHref>[0]) => (v: string) => drillHref(kind, v, where);
   return (
     <main id="main" class="overview">
-      <h1>Overview</h1>
+      <div class="page-head">
+        <h1>Overview</h1>
+        <TimeRangePicker range={range} fallback={DEFAULT_RANGE} />
+      </div>
       <ErrorNote error={stats.error ?? error} />
       <div class="totals" data-testid="totals">
         <div>
@@ -160,8 +104,10 @@ export function OverviewPage() {
           <span class="big">{num(s?.total_events)}</span>
         </div>
         <div>
-          <span class="label">Last 24 h</span>
-          <span class="big">{num(s?.window_events)}</span>
+          <span class="label">Events, {rangeLabel(range)}</span>
+          <span class="big" data-testid="range-events">
+            {num(s?.window_events)}
+          </span>
         </div>
         <div>
           <span class="label">Last hour</span>
@@ -174,50 +120,45 @@ export function OverviewPage() {
           <span class="big">{num(perMinute)}</span>
         </div>
       </div>
-      <div class="grid2">
-        <Card title="Events per minute, last hour" id="chart-hour">
-          {hour ? <StepChart start={hour.start} stepMs={MINUTE} counts={hour.counts} version={version} label="events per minute, last hour" /> : <div class="chart" style={{ height: "160px" }} />}
-        </Card>
-        <Card title="Events per minute, last 24 hours" id="chart-day">
-          {day ? <StepChart start={day.start} stepMs={MINUTE} counts={day.counts} version={version} label="events per minute, last 24 hours" /> : <div class="chart" style={{ height: "160px" }} />}
-        </Card>
-      </div>
+      <Card title={`Events per ${stepWords(range)}, ${rangeLabel(range)}`} id="chart-range">
+        <RangeChart series={chosen} version={version} label={`events per ${stepWords(range)}, ${rangeLabel(range)}`} />
+      </Card>
       <Health />
       {s?.top.countries && (
-        <Card title="Attack sources by country (24 h)" id="world">
+        <Card title={`Attack sources by country (${span})`} id="world">
           <LazyWorldMap rows={s.top.countries} />
         </Card>
       )}
       {s && (
         <div class="grid3">
-          <Card title="Top source addresses (24 h)" id="top-ips">
-            <TopTable rows={s.top.src_ips} label="address" href={ip} testid="top-ips" />
+          <Card title={`Top source addresses (${span})`} id="top-ips">
+            <TopTable rows={s.top.src_ips} label="address" href={attackerHref} testid="top-ips" />
           </Card>
-          <Card title="Top usernames (24 h)" id="top-users">
-            <TopTable rows={s.top.usernames} label="username" testid="top-usernames" />
+          <Card title={`Top usernames (${span})`} id="top-users">
+            <TopTable rows={s.top.usernames} label="username" href={drill("username")} testid="top-usernames" />
           </Card>
-          <Card title="Top passwords (24 h)" id="top-passwords">
-            <TopTable rows={s.top.passwords} label="password" testid="top-passwords" />
+          <Card title={`Top passwords (${span})`} id="top-passwords">
+            <TopTable rows={s.top.passwords} label="password" href={drill("password")} testid="top-passwords" />
           </Card>
-          <Card title="Top event types (24 h)" id="top-types">
-            <TopTable rows={s.top.event_types} label="event type" href={(v) => `/events?event_type=${encodeURIComponent(v)}`} testid="top-types" />
+          <Card title={`Top event types (${span})`} id="top-types">
+            <TopTable rows={s.top.event_types} label="event type" href={drill("event_type")} testid="top-types" />
           </Card>
-          <Card title="Top commands (24 h)" id="top-commands">
-            {s.top.commands ? <TopTable rows={s.top.commands} label="command" /> : <Unavailable what="Top commands" api="top.commands in GET /api/v1/stats" />}
+          <Card title={`Top commands (${span})`} id="top-commands">
+            {s.top.commands ? <TopTable rows={s.top.commands} label="command" href={drill("command")} /> : <Unavailable what="Top commands" api="top.commands in GET /api/v1/stats" />}
           </Card>
-          <Card title="Top countries and networks (24 h)" id="top-geo">
+          <Card title={`Top countries and networks (${span})`} id="top-geo">
             {s.top.countries ? (
               <>
-                <TopTable rows={s.top.countries} label="country" show={(r) => countryName(r.value)} href={(v) => `/events?country=${encodeURIComponent(v)}`} />
-                <TopTable rows={s.top.asns} label="network (ASN)" show={(r) => asName(r.value, r.as_org)} href={(v) => `/events?asn=${encodeURIComponent(v)}`} />
+                <TopTable rows={s.top.countries} label="country" show={(r) => countryName(r.value)} href={drill("country")} />
+                <TopTable rows={s.top.asns} label="network (ASN)" show={(r) => asName(r.value, r.as_org)} href={drill("asn")} />
               </>
             ) : (
               <Unavailable what="Countries and ASNs" api="top.countries and top.asns in GET /api/v1/stats (GeoIP)" />
             )}
           </Card>
           {s.top.hassh && s.top.hassh.length > 0 && (
-            <Card title="Top SSH clients by HASSH (24 h)" id="top-hassh">
-              <TopTable rows={s.top.hassh} label="HASSH" href={(v) => `/events?hassh=${encodeURIComponent(v)}`} testid="top-hassh" />
+            <Card title={`Top SSH clients by HASSH (${span})`} id="top-hassh">
+              <TopTable rows={s.top.hassh} label="HASSH" href={drill("hassh")} testid="top-hassh" />
             </Card>
           )}
         </div>

@@ -4,8 +4,8 @@
  * data, so they are served without a token (the API calls they make need one).
  */
 export const CONSOLE_PAGES = ["/", "/live", "/events", "/sessions", "/map", "/nodes", "/settings", "/signin"] as const;
-/** Pages with a parameter: `/nodes/{node_id}`, `/attackers/{ip}`, `/sessions/{id}`. */
-export const CONSOLE_PAGE_PREFIXES = ["/nodes/", "/attackers/", "/sessions/"] as const;
+/** Pages with a parameter: `/nodes/{node_id}`, `/attackers/{ip}`, `/sessions/{id}`, the dashboards `/kinds/{kind}` and `/pots/{pot_id}`. */
+export const CONSOLE_PAGE_PREFIXES = ["/nodes/", "/attackers/", "/sessions/", "/kinds/", "/pots/"] as const;
 export const CONSOLE_ASSETS = "/console/";
 
 const PAGES = new Set<string>(CONSOLE_PAGES);
