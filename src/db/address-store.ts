@@ -100,3 +100,18 @@ export function asOrgs(db: Db, asns: number[]): Map<number, string | null> {
     .all();
   return new Map(rows.map((r) => [r.asn!, r.org]));
 }
+
+/** The country and ASN of each of some addresses that have a row (filtered stats, stats-range.ts). */
+export function addressGeo(db: Db, ips: string[]): Map<string, { country: string | null; asn: number | null }> {
+  const out = new Map<string, { country: string | null; asn: number | null }>();
+  // SQLite's bound-parameter limit is 32766: a few statements for a large sample.
+  for (let i = 0; i < ips.length; i += 10_000) {
+    const rows = db
+      .select({ ip: eventAddresses.ip, country: eventAddresses.country, asn: eventAddresses.asn })
+      .from(eventAddresses)
+      .where(inArray(eventAddresses.ip, ips.slice(i, i + 10_000)))
+      .all();
+    for (const r of rows) out.set(r.ip, { country: r.country, asn: r.asn });
+  }
+  return out;
+}

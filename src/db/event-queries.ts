@@ -6,11 +6,12 @@
 import { and, asc, desc, eq, gte, inArray, like, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { parseWithIds } from "../protocol/json";
-import { addressesWhere } from "./address-store";
+import { addressesWhere, addressGeo } from "./address-store";
 import { bloomHas } from "./bloom";
 import { COUNT_KINDS, DAY_HOURS, HOUR_MS, SEG_SIZE, readDailyThrough, type CountKind, type SourceEntry, type TypeEntry } from "./event-store";
 import { isKexType } from "./hassh";
-import { COMMANDS_SAMPLE, type TopEntry } from "./read-limits";
+import type { TopEntry } from "./read-limits";
+import { COMMAND_EVENT, countPlan, fieldValues, hasSourceFilter, readRecent, StatsSample, Tally, type SegmentSpan, type SourceFilter, type StatsRange } from "./stats-range";
 
 export type { TopEntry };
 import type { Db } from "./index";
@@ -75,36 +76,80 @@ export const GEO_BLOOM_MAX = 64;
 /** Segment summaries read per step while looking for candidates (256 Bloom filters = 2 MiB). */
 export const SEGMENT_SLICE = 256;
 
-const COMMAND_EVENT = "cowrie.command.input";
-
 /** The most frequent commands (`input`) of command events' data, read a page at a time, newest first (every backend). */
 export async function topCommands<E>(
   page: (filter: EventFilter, cursor: number | null) => MaybePromise<{ events: E[]; nextCursor: number | null }>,
   input: (e: E) => unknown,
   since: number,
   top: number,
+  until?: number,
 ): Promise<TopEntry[]> {
-  const counts = new Map<string, number>();
-  let cursor: number | null = null;
-  for (let read = 0; read < COMMANDS_SAMPLE; ) {
-    const p = await page({ eventType: COMMAND_EVENT, since }, cursor);
-    for (const e of p.events) {
-      const cmd = input(e);
-      if (typeof cmd === "string") counts.set(cmd, (counts.get(cmd) ?? 0) + 1);
-    }
-    read += p.events.length;
-    if (p.nextCursor === null) break;
-    cursor = p.nextCursor;
-  }
-  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top).map(([value, count]) => ({ value, count }));
+  const counts = new Tally();
+  await readRecent(page, { eventType: COMMAND_EVENT, since, until }, (e) => {
+    const cmd = input(e);
+    if (typeof cmd === "string") counts.add(cmd);
+  });
+  return counts.top(top);
 }
 
+/**
+ * The most frequent values of a data field (stats-range.ts fieldValues) among the range's most
+ * recent matching events, and how many events were read (every backend).
+ */
+export async function topField<E>(
+  page: (filter: EventFilter, cursor: number | null) => MaybePromise<{ events: E[]; nextCursor: number | null }>,
+  dataOf: (e: E) => Record<string, unknown>,
+  filter: EventFilter,
+  path: readonly string[],
+  top: number,
+): Promise<{ values: TopEntry[]; sampled: number }> {
+  const counts = new Tally();
+  const sampled = await readRecent(page, filter, (e) => {
+    for (const v of fieldValues(dataOf(e), path)) counts.add(v);
+  });
+  return { values: counts.top(top), sampled };
+}
 
 export interface StatsSummary {
+  /** Every event stored (whatever the filter). */
   totalEvents: number;
+  /** Events in the range (of the filter's sources), exactly: stats-range.ts countPlan. */
   windowEvents: number;
-  windowStart: number;
+  /**
+   * What the top lists count: without a filter, the hourly counters of the whole hours from
+   * topStart to topEnd (every hour the range reaches into); with one, the range's most recent
+   * `sampled` matching events.
+   */
+  topStart: number;
+  topEnd: number;
+  /** Events the top lists were counted over, when read from the events (a filter); null: from the counters. */
+  sampled: number | null;
   top: Record<CountKind, TopEntry[]>;
+  /** The commands, when the sample counted them (a filter). */
+  commands?: TopEntry[];
+}
+
+/** What `statsOver` is asked: a range, a filter, entries per list. */
+export interface StatsAsk {
+  range: StatsRange;
+  top: number;
+  filter?: SourceFilter;
+  now?: number;
+}
+
+/** The hours a range reaches into, as hour buckets: [from, to). */
+export function rangeHours(r: StatsRange): { fromBucket: number; toBucket: number } {
+  return { fromBucket: Math.floor(r.from / HOUR_MS), toBucket: Math.max(Math.floor(r.from / HOUR_MS) + 1, Math.ceil(r.to / HOUR_MS)) };
+}
+
+/** Source ids matching the node/pot/kind filters; null when the filter names none of them. */
+export function sourceIdsOf(db: Db, f: SourceFilter): number[] | null {
+  const conds: SQL[] = [];
+  if (f.nodeId !== undefined) conds.push(eq(eventSources.nodeId, f.nodeId.toString()));
+  if (f.potId !== undefined) conds.push(eq(eventSources.potId, f.potId));
+  if (f.potType !== undefined) conds.push(eq(eventSources.potType, f.potType));
+  if (conds.length === 0) return null;
+  return db.select({ id: eventSources.id }).from(eventSources).where(and(...conds)).all().map((r) => r.id);
 }
 
 /** The columns of an EventRow, for a select from `events` joined with its source and type. */
@@ -122,7 +167,7 @@ export const eventRowColumns = {
 export class EventQueries implements EventReader {
 
   private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
-  /** Kept sums of the stats' older hours, by window length (stats-cache.ts). */
+  /** Kept sums of the stats' older hours, by the range's length in hours (stats-cache.ts). */
   private readonly baseCache = new Map<number, { key: string; kinds: Map<CountKind, BaseSums> }>();
 
   constructor(private readonly db: Db) {}
@@ -141,13 +186,18 @@ export class EventQueries implements EventReader {
     return { sources: this.db.select().from(eventSources).all(), types: this.db.select().from(eventTypes).all() };
   }
 
-  topCommands(since: number, top: number): Promise<TopEntry[]> {
+  topCommands(since: number, top: number, until?: number): Promise<TopEntry[]> {
     return topCommands(
       (f, cursor) => this.listStored(f, 1000, cursor),
       (e) => (JSON.parse(e.data) as { input?: unknown }).input,
       since,
       top,
+      until,
     );
+  }
+
+  topField(filter: EventFilter, path: readonly string[], top: number): Promise<{ values: TopEntry[]; sampled: number }> {
+    return topField((f, cursor) => this.listStored(f, 1000, cursor), (e) => JSON.parse(e.data) as Record<string, unknown>, filter, path, top);
   }
 
   get(id: number): EventRow | null {
@@ -237,12 +287,7 @@ export class EventQueries implements EventReader {
 
   /** Source ids matching the node/pot filters; null when the filter names none of them. */
   private matchingSources(f: EventFilter): number[] | null {
-    const conds: SQL[] = [];
-    if (f.nodeId !== undefined) conds.push(eq(eventSources.nodeId, f.nodeId.toString()));
-    if (f.potId !== undefined) conds.push(eq(eventSources.potId, f.potId));
-    if (f.potType !== undefined) conds.push(eq(eventSources.potType, f.potType));
-    if (conds.length === 0) return null;
-    return this.db.select({ id: eventSources.id }).from(eventSources).where(and(...conds)).all().map((r) => r.id);
+    return sourceIdsOf(this.db, f);
   }
 
   /**
@@ -291,25 +336,75 @@ export class EventQueries implements EventReader {
     }
   }
 
-  /**
-   * Totals and top lists over the hours from `now - windowMs` (rounded down to the hour) on:
-   * whole days already summed up are read from the daily counters, the hours around them from
-   * the hourly ones. The top lists add the newest hours to kept sums of the older ones
-   * (stats-cache.ts); one read transaction, so both parts are of the same commit.
-   */
+  /** `statsOver` the last `windowMs` up to `now`. */
   stats(windowMs: number, top: number, now = Date.now()): StatsSummary {
-    return this.db.$client.transaction(() => this.statsNow(windowMs, top, now))();
+    return this.statsOf({ from: now - windowMs, to: now }, top, now);
   }
 
-  private statsNow(windowMs: number, top: number, now: number): StatsSummary {
-    const fromBucket = Math.floor((now - windowMs) / HOUR_MS);
-    const totalEvents = this.db.select({ n: sql<number | null>`sum(${eventSegments.count})` }).from(eventSegments).get()?.n ?? 0;
+  /**
+   * Totals and top lists over a range. Without a filter: the top lists over the hours the
+   * range reaches into, whole days already summed up read from the daily counters, the hours
+   * around them from the hourly ones; the newest hours are added to kept sums of the older
+   * ones (stats-cache.ts); one read transaction, so every part is of the same commit. With a
+   * filter: the range's most recent matching events (stats-range.ts StatsSample).
+   */
+  statsOver(ask: StatsAsk): StatsSummary | Promise<StatsSummary> {
+    const now = ask.now ?? Date.now();
+    const f = ask.filter ?? {};
+    if (!hasSourceFilter(f)) return this.statsOf(ask.range, ask.top, now);
+    return this.filteredStats(ask.range, ask.top, f);
+  }
+
+  private statsOf(range: StatsRange, top: number, now: number): StatsSummary {
+    return this.db.$client.transaction(() => this.statsNow(range, top, now))();
+  }
+
+  private async filteredStats(range: StatsRange, top: number, f: SourceFilter): Promise<StatsSummary> {
+    const sample = new StatsSample();
+    const sources = this.matchingSources(f) ?? [];
+    const sampled = sources.length === 0 ? 0 : await readRecent((filter, cursor) => this.listStored(filter, 1000, cursor), { ...f, since: range.from, until: range.to }, (e) => sample.add({ srcIp: e.srcIp, eventType: e.eventType, data: JSON.parse(e.data) }));
+    const lists = await sample.lists(top, (ips) => addressGeo(this.db, ips));
+    const counted = this.db.$client.transaction(() => ({ total: this.totalEvents(), window: sources.length === 0 ? 0 : this.countRange(range, sources) }))();
+    return { totalEvents: counted.total, windowEvents: counted.window, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands };
+  }
+
+  private totalEvents(): number {
+    return this.db.select({ n: sql<number | null>`sum(${eventSegments.count})` }).from(eventSegments).get()?.n ?? 0;
+  }
+
+  /** Events in a range, of some sources (null: all), exactly: stored counts where a segment is wholly in, the rest read (stats-range.ts countPlan). */
+  private countRange(range: StatsRange, sources: number[] | null): number {
+    const c = this.db.$client;
+    const segs = c.query<SegmentSpan, [number, number]>("SELECT seg, min_ts AS minTs, max_ts AS maxTs, count FROM event_segments WHERE max_ts >= ? AND min_ts < ? ORDER BY seg").all(range.from, range.to);
+    if (segs.length === 0) return 0;
+    let keys: Map<number, number[]> | null = null;
+    if (sources !== null) {
+      keys = new Map();
+      const rows = c.query<{ seg: number; value: number }, [number, number]>("SELECT seg, value FROM event_segment_keys WHERE kind = 'source' AND seg BETWEEN ? AND ?").all(segs[0]!.seg, segs[segs.length - 1]!.seg);
+      for (const r of rows) {
+        const k = keys.get(r.seg);
+        if (k) k.push(r.value);
+        else keys.set(r.seg, [r.value]);
+      }
+    }
+    const plan = countPlan(segs, range, sources === null ? null : new Set(sources), keys);
+    // Source ids are the dictionary's integers: written into the statement, they keep it one prepared query.
+    const bySource = sources === null ? "" : ` AND source_id IN (${sources.map((id) => Math.trunc(id)).join(",")})`;
+    const q = c.query<{ n: number }, [number, number, number, number]>(`SELECT count(*) AS n FROM events WHERE id BETWEEN ? AND ? AND ts >= ? AND ts < ?${bySource}`);
+    let n = plan.summed;
+    for (const [lo, hi] of plan.scan) n += q.get(lo, hi, range.from, range.to)?.n ?? 0;
+    return n;
+  }
+
+  private statsNow(range: StatsRange, top: number, now: number): StatsSummary {
+    const { fromBucket, toBucket } = rangeHours(range);
+    const totalEvents = this.totalEvents();
     // Daily counters for the days [d0, d1); hourly ones before d0 and from d1 on.
     const d0 = Math.ceil(fromBucket / DAY_HOURS);
-    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), (readDailyThrough(this.db) ?? -Infinity) + 1));
+    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), Math.floor(toBucket / DAY_HOURS), (readDailyThrough(this.db) ?? -Infinity) + 1));
     // The current and the previous hour still get counts: read each time. The older ones are kept.
-    const hotFrom = Math.max(fromBucket, Math.floor(now / HOUR_MS) - 1);
-    const hourly = (kind: CountKind, from: number, below: number | null) =>
+    const hotFrom = Math.min(toBucket, Math.max(fromBucket, Math.floor(now / HOUR_MS) - 1));
+    const hourly = (kind: CountKind, from: number, below: number) =>
       this.db
         .select({ key: eventCounts.key, n: eventCounts.count })
         .from(eventCounts)
@@ -317,7 +412,7 @@ export class EventQueries implements EventReader {
           and(
             eq(eventCounts.kind, kind),
             gte(eventCounts.bucket, from),
-            below === null ? undefined : lt(eventCounts.bucket, below),
+            lt(eventCounts.bucket, below),
             or(lt(eventCounts.bucket, d0 * DAY_HOURS), gte(eventCounts.bucket, d1 * DAY_HOURS)),
           ),
         );
@@ -332,16 +427,15 @@ export class EventQueries implements EventReader {
       const q = this.db.select({ value: c.key, count: total }).from(c).groupBy(c.key).orderBy(desc(total), asc(c.key));
       return (limit === null ? q : q.limit(limit)).all();
     };
-    const types = unionAll(hourly("event_type", fromBucket, null), daily("event_type")).as("counts");
-    const windowEvents = this.db.select({ n: sql<number | null>`sum(${types.n})` }).from(types).get()?.n ?? 0;
+    const windowEvents = this.countRange(range, null);
 
-    const base = this.baseSums(windowMs, fromBucket, d0, d1, hotFrom, (kind) => summed(unionAll(hourly(kind, fromBucket, hotFrom), daily(kind)), null));
+    const base = this.baseSums(toBucket - fromBucket, fromBucket, toBucket, d0, d1, hotFrom, (kind) => summed(unionAll(hourly(kind, fromBucket, hotFrom), daily(kind)), null));
     const topOf = (kind: CountKind): TopEntry[] => {
       const b = base?.get(kind);
-      if (!b) return summed(unionAll(hourly(kind, fromBucket, null), daily(kind)), top);
+      if (!b) return summed(unionAll(hourly(kind, fromBucket, toBucket), daily(kind)), top);
       const { sure, least } = candidates(b, top);
       // The hot counts of the base's leaders, and every other key whose hot count can lift it to `least`.
-      const c = hourly(kind, hotFrom, null).as("counts");
+      const c = hourly(kind, hotFrom, toBucket).as("counts");
       const total = sql<number>`sum(${c.n})`;
       const hot = (where: SQL | undefined, having: SQL | undefined) =>
         this.db.select({ value: c.key, count: total }).from(c).where(where).groupBy(c.key).having(having).all();
@@ -350,7 +444,7 @@ export class EventQueries implements EventReader {
       return mergeTop(b, rows, top);
     };
     const topLists = Object.fromEntries(COUNT_KINDS.map((k) => [k, topOf(k)])) as Record<CountKind, TopEntry[]>;
-    return { totalEvents, windowEvents, windowStart: fromBucket * HOUR_MS, top: topLists };
+    return { totalEvents, windowEvents, topStart: fromBucket * HOUR_MS, topEnd: toBucket * HOUR_MS, sampled: null, top: topLists };
   }
 
   /**
@@ -358,7 +452,7 @@ export class EventQueries implements EventReader {
    * moved on or any of those hours changed (its event_type total did: see stats-cache.ts); null
    * when a kind has more keys than is worth keeping.
    */
-  private baseSums(windowMs: number, fromBucket: number, d0: number, d1: number, hotFrom: number, sum: (kind: CountKind) => TopEntry[]): Map<CountKind, BaseSums> | null {
+  private baseSums(hours: number, fromBucket: number, toBucket: number, d0: number, d1: number, hotFrom: number, sum: (kind: CountKind) => TopEntry[]): Map<CountKind, BaseSums> | null {
     const totals = this.db
       .select({ bucket: eventCounts.bucket, n: sql<number>`sum(${eventCounts.count})` })
       .from(eventCounts)
@@ -366,10 +460,10 @@ export class EventQueries implements EventReader {
       .groupBy(eventCounts.bucket)
       .orderBy(eventCounts.bucket)
       .all();
-    const key = `${fromBucket}:${d0}:${d1}:${hotFrom}:${totals.map((t) => `${t.bucket}=${t.n}`).join(",")}`;
-    const kept = this.baseCache.get(windowMs);
+    const key = `${fromBucket}:${toBucket}:${d0}:${d1}:${hotFrom}:${totals.map((t) => `${t.bucket}=${t.n}`).join(",")}`;
+    const kept = this.baseCache.get(hours);
     if (kept?.key === key) return kept.kinds;
-    this.baseCache.delete(windowMs);
+    this.baseCache.delete(hours);
     const kinds = new Map<CountKind, BaseSums>();
     for (const kind of COUNT_KINDS) {
       const rows = sum(kind);
@@ -377,7 +471,7 @@ export class EventQueries implements EventReader {
       kinds.set(kind, { key, sums: new Map(rows.map((r) => [r.value, r.count])), sorted: rows.map((r) => r.value) });
     }
     if (this.baseCache.size >= BASE_WINDOWS) this.baseCache.delete(this.baseCache.keys().next().value!);
-    this.baseCache.set(windowMs, { key, kinds });
+    this.baseCache.set(hours, { key, kinds });
     return kinds;
   }
 

@@ -13,7 +13,7 @@ import type { AuthChannel, NodeSecretStore } from "./node-secret-store";
 import type { ArtifactStorage } from "./artifact-store";
 import type { RecordingStorage } from "./recording-store";
 import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store";
-import type { EventFilter, EventPage, EventRow, StatsSummary, StoredEvent } from "./event-queries";
+import type { EventFilter, EventPage, EventRow, StatsAsk, StatsSummary, StoredEvent } from "./event-queries";
 import type { TopEntry } from "./read-limits";
 import type { SourceEntry, TypeEntry } from "./event-store";
 import type { NodeRow, PotRow } from "./registry-store";
@@ -59,8 +59,12 @@ export interface EventReader {
   get(id: number): MaybePromise<EventRow | null>;
   list(filter: EventFilter, limit: number, cursor: number | null): MaybePromise<EventPage>;
   stats(windowMs: number, top: number, now?: number): MaybePromise<StatsSummary>;
-  /** The most typed commands among the window's most recent command events (event-queries.ts COMMANDS_SAMPLE). */
-  topCommands(since: number, top: number): Promise<TopEntry[]>;
+  /** Totals and top lists over a time range, of a node, pot or kind if asked (event-queries.ts, stats-range.ts). */
+  statsOver(ask: StatsAsk): MaybePromise<StatsSummary>;
+  /** The most typed commands among the range's most recent command events (read-limits.ts COMMANDS_SAMPLE). */
+  topCommands(since: number, top: number, until?: number): Promise<TopEntry[]>;
+  /** The most frequent values of a data field among the most recent events matching `filter` (stats-range.ts RECENT_SAMPLE), and how many were read. */
+  topField(filter: EventFilter, path: readonly string[], top: number): Promise<{ values: TopEntry[]; sampled: number }>;
   /**
    * A page as its events' stored text, for a backend whose events only this process writes
    * (SQLite): its pages change only when this process commits, so REST keeps them between

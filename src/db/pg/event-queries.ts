@@ -10,14 +10,18 @@ import {
   GEO_BLOOM_MAX,
   MAX_SEGMENTS_PER_PAGE,
   SEGMENT_SLICE,
+  rangeHours,
   topCommands,
+  topField,
   toRow,
   type EventFilter,
   type EventPage,
   type EventRow,
+  type StatsAsk,
   type StatsSummary,
   type TopEntry,
 } from "../event-queries";
+import { countPlan, hasSourceFilter, readRecent, StatsSample, type SegmentSpan, type SourceFilter, type StatsRange } from "../stats-range";
 import { bloomHas } from "../bloom";
 import { hasshOf, isKexType } from "../hassh";
 import type { EventReader, IngestStart } from "../stores";
@@ -28,6 +32,17 @@ type Raw = { id: string; ts: string; node_id: string | null; pot_id: string | nu
 const row = (r: Raw): EventRow =>
   toRow({ id: Number(r.id), ts: Number(r.ts), nodeId: r.node_id, potId: r.pot_id, potType: r.pot_type, eventType: r.event_type, srcIp: r.src_ip, data: r.data });
 
+/** Source ids matching the node/pot/kind filters; null when the filter names none of them. */
+export async function pgSourceIds(sql: SQL, f: SourceFilter): Promise<number[] | null> {
+  const conds: any[] = [];
+  if (f.nodeId !== undefined) conds.push(sql`node_id = ${f.nodeId.toString()}`);
+  if (f.potId !== undefined) conds.push(sql`pot_id = ${f.potId}`);
+  if (f.potType !== undefined) conds.push(sql`pot_type = ${f.potType}`);
+  if (conds.length === 0) return null;
+  const where = conds.reduce((a, p) => sql`${a} and ${p}`);
+  return (await sql`select id from event_sources where ${where}`).map((r: { id: number }) => r.id);
+}
+
 export class PgEventQueries implements EventReader {
   private readonly addresses: PgAddressStore;
 
@@ -35,13 +50,18 @@ export class PgEventQueries implements EventReader {
     this.addresses = new PgAddressStore(sql);
   }
 
-  topCommands(since: number, top: number): Promise<TopEntry[]> {
+  topCommands(since: number, top: number, until?: number): Promise<TopEntry[]> {
     return topCommands(
       (f, cursor) => this.list(f, 1000, cursor),
       (e) => e.data.input,
       since,
       top,
+      until,
     );
+  }
+
+  topField(filter: EventFilter, path: readonly string[], top: number): Promise<{ values: TopEntry[]; sampled: number }> {
+    return topField((f, cursor) => this.list(f, 1000, cursor), (e) => e.data, filter, path, top);
   }
 
   async ingestStart(): Promise<IngestStart> {
@@ -135,15 +155,8 @@ export class PgEventQueries implements EventReader {
     return { events: out, nextCursor: null };
   }
 
-  private async matchingSources(f: EventFilter): Promise<number[] | null> {
-    const sql = this.sql;
-    const conds: any[] = [];
-    if (f.nodeId !== undefined) conds.push(sql`node_id = ${f.nodeId.toString()}`);
-    if (f.potId !== undefined) conds.push(sql`pot_id = ${f.potId}`);
-    if (f.potType !== undefined) conds.push(sql`pot_type = ${f.potType}`);
-    if (conds.length === 0) return null;
-    const where = conds.reduce((a, p) => sql`${a} and ${p}`);
-    return (await sql`select id from event_sources where ${where}`).map((r: { id: number }) => r.id);
+  private matchingSources(f: EventFilter): Promise<number[] | null> {
+    return pgSourceIds(this.sql, f);
   }
 
   private async *candidateSegments(
@@ -179,22 +192,76 @@ export class PgEventQueries implements EventReader {
     }
   }
 
-  async stats(windowMs: number, top: number, now = Date.now()): Promise<StatsSummary> {
+  stats(windowMs: number, top: number, now = Date.now()): Promise<StatsSummary> {
+    return this.statsOf({ from: now - windowMs, to: now }, top, now);
+  }
+
+  /** The SQLite store's plan (../event-queries.ts statsOver): counters without a filter, the range's most recent events with one. */
+  async statsOver(ask: StatsAsk): Promise<StatsSummary> {
+    const now = ask.now ?? Date.now();
+    const f = ask.filter ?? {};
+    if (!hasSourceFilter(f)) return this.statsOf(ask.range, ask.top, now);
+    const { range, top } = ask;
+    const sources = (await this.matchingSources(f)) ?? [];
+    const sample = new StatsSample();
+    const sampled = sources.length === 0 ? 0 : await readRecent((filter, cursor) => this.list(filter, 1000, cursor), { ...f, since: range.from, until: range.to }, (e) => sample.add({ srcIp: e.src_ip, eventType: e.event_type, data: e.data }));
+    const lists = await sample.lists(top, (ips) => this.addressGeo(ips));
+    const [totalEvents, windowEvents] = await Promise.all([this.totalEvents(), sources.length === 0 ? 0 : this.countRange(range, sources)]);
+    return { totalEvents, windowEvents, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands };
+  }
+
+  private async addressGeo(ips: string[]): Promise<Map<string, { country: string | null; asn: number | null }>> {
+    if (ips.length === 0) return new Map();
+    const rows: { ip: string; country: string | null; asn: number | null }[] = await this.sql`select ip, country, asn from event_addresses where ip = any(${this.sql.array(ips, "TEXT")})`;
+    return new Map(rows.map((r) => [r.ip, { country: r.country, asn: r.asn }]));
+  }
+
+  private async totalEvents(): Promise<number> {
+    const [total] = await this.sql`select coalesce(sum(count), 0)::float8 as n from event_segments`;
+    return total.n;
+  }
+
+  /** Events in a range, of some sources (null: all), exactly (../stats-range.ts countPlan). */
+  private async countRange(range: StatsRange, sources: number[] | null): Promise<number> {
     const sql = this.sql;
-    const fromBucket = Math.floor((now - windowMs) / HOUR_MS);
-    const [total] = await sql`select coalesce(sum(count), 0)::float8 as n from event_segments`;
+    const segs: SegmentSpan[] = await sql`select seg::float8 as seg, min_ts::float8 as "minTs", max_ts::float8 as "maxTs", count::float8 as count
+      from event_segments where max_ts >= ${range.from} and min_ts < ${range.to} order by seg`;
+    if (segs.length === 0) return 0;
+    let keys: Map<number, number[]> | null = null;
+    if (sources !== null) {
+      keys = new Map();
+      const rows: { seg: number; value: number }[] = await sql`select seg::float8 as seg, value from event_segment_keys where kind = 'source' and seg between ${segs[0]!.seg} and ${segs[segs.length - 1]!.seg}`;
+      for (const r of rows) {
+        const k = keys.get(r.seg);
+        if (k) k.push(r.value);
+        else keys.set(r.seg, [r.value]);
+      }
+    }
+    const plan = countPlan(segs, range, sources === null ? null : new Set(sources), keys);
+    const bySource = sources === null ? sql`` : sql`and source_id = any(${sql.array(sources, "INT")})`;
+    const counted = await Promise.all(
+      plan.scan.map(async ([lo, hi]) => {
+        const [r] = await sql`select count(*)::float8 as n from events where id between ${lo} and ${hi} and ts >= ${range.from} and ts < ${range.to} ${bySource}`;
+        return r.n as number;
+      }),
+    );
+    return counted.reduce((a, n) => a + n, plan.summed);
+  }
+
+  private async statsOf(range: StatsRange, top: number, now: number): Promise<StatsSummary> {
+    const sql = this.sql;
+    const { fromBucket, toBucket } = rangeHours(range);
     const [through] = await sql`select value::float8 as v from event_meta where key = ${DAILY_THROUGH}`;
     const d0 = Math.ceil(fromBucket / DAY_HOURS);
-    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), (through?.v ?? -Infinity) + 1));
+    const d1 = Math.max(d0, Math.min(Math.floor(now / HOUR_MS / DAY_HOURS), Math.floor(toBucket / DAY_HOURS), (through?.v ?? -Infinity) + 1));
     const counts = (kind: CountKind) => sql`(
-      select key, count from event_counts where kind = ${kind} and bucket >= ${fromBucket} and (bucket < ${d0 * DAY_HOURS} or bucket >= ${d1 * DAY_HOURS})
+      select key, count from event_counts where kind = ${kind} and bucket >= ${fromBucket} and bucket < ${toBucket} and (bucket < ${d0 * DAY_HOURS} or bucket >= ${d1 * DAY_HOURS})
       union all
       select key, count from event_counts_daily where kind = ${kind} and day >= ${d0} and day < ${d1}) c`;
-    const [w] = await sql`select coalesce(sum(count), 0)::float8 as n from ${counts("event_type")}`;
     const topOf = async (kind: CountKind): Promise<TopEntry[]> =>
       (await sql`select key as value, sum(count)::float8 as count from ${counts(kind)} group by key order by sum(count) desc, key collate "C" limit ${top}`).map((r: TopEntry) => ({ value: r.value, count: r.count }));
-    const lists = await Promise.all(COUNT_KINDS.map(topOf));
+    const [totalEvents, windowEvents, lists] = await Promise.all([this.totalEvents(), this.countRange(range, null), Promise.all(COUNT_KINDS.map(topOf))]);
     const topLists = Object.fromEntries(COUNT_KINDS.map((k, i) => [k, lists[i]])) as Record<CountKind, TopEntry[]>;
-    return { totalEvents: total.n, windowEvents: w.n, windowStart: fromBucket * HOUR_MS, top: topLists };
+    return { totalEvents, windowEvents, topStart: fromBucket * HOUR_MS, topEnd: toBucket * HOUR_MS, sampled: null, top: topLists };
   }
 }

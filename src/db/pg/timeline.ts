@@ -1,25 +1,26 @@
 /**
- * Events per time step on PostgreSQL (../timeline.ts): the same plan, the rows from the first
- * segment that reaches into the window on, within the window's time (which prunes the day
- * partitions).
+ * Events per time step on PostgreSQL (../timeline.ts): the same plan, the rows of the segments
+ * that reach into the range, within its time (which prunes the day partitions).
  */
 import type { SQL } from "bun";
-import { SEG_SIZE } from "../event-store";
-import { timelineOf, timelineSteps, type Timeline, type TimelineStorage } from "../timeline";
+import { scanIds, timelineOf, type Timeline, type TimelineAsk, type TimelineStorage } from "../timeline";
+import { pgSourceIds } from "./event-queries";
 
 export class PgTimeline implements TimelineStorage {
   constructor(private readonly sql: SQL) {}
 
-  async timeline(windowMs: number, stepMs: number, now = Date.now()): Promise<Timeline> {
+  async timeline(ask: TimelineAsk): Promise<Timeline> {
     const sql = this.sql;
-    const range = timelineSteps(windowMs, stepMs, now);
-    const { start, end } = range;
-    const [s] = await sql`select max(seg)::float8 as last, min(seg) filter (where max_ts >= ${start})::float8 as seg from event_segments`;
-    // Events of a batch being written have no segment row yet: their ids follow the last one.
-    const fromId = s.seg ?? (s.last === null ? 0 : (s.last + 1) * SEG_SIZE);
+    const { start, end, step } = ask;
+    const sources = await pgSourceIds(sql, ask.filter ?? {});
+    if (sources !== null && sources.length === 0) return timelineOf(ask, []);
+    const [s] = await sql`select max(seg)::float8 as top, min(seg) filter (where max_ts >= ${start})::float8 as first, max(seg) filter (where min_ts < ${end})::float8 as last from event_segments`;
+    const ids = scanIds(s);
+    if (ids === null) return timelineOf(ask, []);
+    const bySource = sources === null ? sql`` : sql`and source_id = any(${sql.array(sources, "INT")})`;
     const rows: { b: number; n: number }[] = await sql`
-      select ((ts - ${start}) / ${stepMs})::int4 as b, count(*)::int4 as n from events
-      where id >= ${fromId} and ts >= ${start} and ts < ${end} group by 1`;
-    return timelineOf(range, stepMs, rows);
+      select ((ts - ${start}) / ${step})::int4 as b, count(*)::int4 as n from events
+      where id >= ${ids.lo} and id <= ${ids.hi} and ts >= ${start} and ts < ${end} ${bySource} group by 1`;
+    return timelineOf(ask, rows);
   }
 }

@@ -1,9 +1,11 @@
 /**
  * Stats: totals, the ingest counters, and top source IPs, usernames, passwords, event types,
- * countries, ASNs, commands and SSH client fingerprints (HASSH) over a window. The top lists come from hourly counters (see the `event_counts`
- * table), so a window is counted in whole hours. The writer keeps the counters of recent
- * batches in memory for `stats_flush_ms`; a read has them written first, so it counts every
- * event that `GET /api/v1/events` shows.
+ * countries, ASNs, commands and SSH client fingerprints (HASSH) over a time range, of a node,
+ * pot or kind if asked. Without a filter the top lists come from hourly counters (see the
+ * `event_counts` table), so they count the whole hours the range reaches into; the range's
+ * event count is exact (db/stats-range.ts). The writer keeps the counters of recent batches in
+ * memory for `stats_flush_ms`; a read has them written first, so it counts every event that
+ * `GET /api/v1/events` shows.
  */
 import { Elysia } from "elysia";
 import type { AddressStorage } from "../../db/address-store";
@@ -14,13 +16,14 @@ import type { GeoLookup } from "../../geo";
 import type { Ingest, IngestCounters } from "../../core/ingest/types";
 import { Type } from "@sinclair/typebox";
 import { errorResponses } from "../../core/http/errors";
-import { parseWindow } from "../../core/http/time-params";
 import { queryParams } from "../../core/http/query";
+import type { NodeNames } from "../../core/http/node-ref";
+import { askedRange, rangeParams, sourceFilter } from "./range";
 
 
 const StatsQuery = queryParams(
   Type.Object({
-    window: Type.Optional(Type.String({ description: "Window for the counts and top lists: hours or days, e.g. `24h`, `7d`.", default: "24h", example: "24h" })),
+    ...rangeParams("24h"),
     top: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: "Entries per top list.", example: 10 })),
   }),
 );
@@ -38,23 +41,38 @@ async function withOrgs(addresses: AddressStorage, top: TopEntry[]): Promise<Non
   return top.map((e) => ({ value: e.value, as_org: orgs.get(Number(e.value)) ?? null, count: e.count }));
 }
 
-export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage; ingest: Ingest; counters?: () => IngestCounters; security: () => Stats["security"]; geo: GeoLookup | null; outputs?: OutputsStats }) =>
+export const statsApi = (deps: {
+  queries: EventReader;
+  addresses: AddressStorage;
+  ingest: Ingest;
+  counters?: () => IngestCounters;
+  security: () => Stats["security"];
+  geo: GeoLookup | null;
+  outputs?: OutputsStats;
+  nodes?: NodeNames;
+}) =>
   new Elysia({ name: "stats" }).get(
     "/api/v1/stats",
     async ({ request }) => {
       const query = StatsQuery.parse(request.url);
-      const window = query.window ?? "24h";
-      const windowMs = parseWindow(window);
+      const asked = askedRange(query, "24h");
+      const filter = sourceFilter(query, deps.nodes);
       await deps.ingest.countsSettled();
       const top = query.top ?? 10;
-      const s = await deps.queries.stats(windowMs, top);
-      const [asns, commands] = await Promise.all([withOrgs(deps.addresses, s.top.asn), deps.queries.topCommands(s.windowStart, top)]);
+      const { range } = asked;
+      const s = await deps.queries.statsOver({ range, top, filter });
+      const [asns, commands] = await Promise.all([withOrgs(deps.addresses, s.top.asn), s.commands ?? deps.queries.topCommands(range.from, top, range.to)]);
       const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.counters?.() ?? deps.ingest.counters;
+      const iso = (ms: number) => new Date(ms).toISOString();
       return {
         total_events: s.totalEvents,
-        window,
-        window_start: new Date(s.windowStart).toISOString(),
+        window: asked.label,
+        window_start: iso(range.from),
+        window_end: iso(range.to),
         window_events: s.windowEvents,
+        top_start: iso(s.topStart),
+        top_end: iso(s.topEnd),
+        sampled: s.sampled,
         ingest: { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps },
         security: deps.security(),
         outputs: deps.outputs?.outputs() ?? [],
@@ -73,8 +91,13 @@ export const statsApi = (deps: { queries: EventReader; addresses: AddressStorage
       };
     },
     {
-      response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "soon"'] }) },
+      response: { 200: Stats, ...errorResponses({ 400: ["bad_request", "give either window or from/to, not both"] }) },
       detail: {
-        parameters: StatsQuery.parameters, tags: ["Stats"], summary: "Event statistics", description: "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands and SSH client fingerprints (HASSH) over a window, with the credit the geolocation data asks for." },
+        parameters: StatsQuery.parameters,
+        tags: ["Stats"],
+        summary: "Event statistics",
+        description:
+          "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands and SSH client fingerprints (HASSH) over a time range (a `window` back from now, or `from`/`to`), of one node, pot or kind if asked, with the credit the geolocation data asks for. `window_events` is exact for any range. Without a filter the top lists come from hourly counters and count the whole hours the range reaches into (`top_start`..`top_end`); with a node/pot/kind filter they are counted over the range's most recent matching events (`sampled` says how many).",
+      },
     },
   );

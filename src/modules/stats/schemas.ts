@@ -1,18 +1,27 @@
 /** The stats' REST shape (docs/api.md): one schema feeds validation, the types, OpenAPI and the console. */
 import { Type } from "@sinclair/typebox";
-import { COMMANDS_SAMPLE, type TopEntry } from "../../db/read-limits";
+import { COMMANDS_SAMPLE, type TopEntry as Entry } from "../../db/read-limits";
 import { OutputStatus } from "../outputs/schemas";
 import { RulesStatus } from "../rules/schemas";
 
-const TopList = (what: string, example: TopEntry[]) =>
-  Type.Array(Type.Object({ value: Type.String(), count: Type.Integer({ minimum: 0 }) }), { description: `Most frequent ${what} in the window, most frequent first.`, example });
+/** One entry of a top list. */
+export const TopEntry = Type.Object({ value: Type.String(), count: Type.Integer({ minimum: 0 }) });
+
+const TopList = (what: string, example: Entry[]) =>
+  Type.Array(TopEntry, { description: `Most frequent ${what} in the range, most frequent first.`, example });
 
 export const Stats = Type.Object(
   {
-    total_events: Type.Integer({ minimum: 0, description: "Events stored." }),
-    window: Type.String({ description: "The window asked for." }),
-    window_start: Type.String({ description: "Start of the window (ISO 8601, rounded down to the hour)." }),
-    window_events: Type.Integer({ minimum: 0, description: "Events whose time is in the window." }),
+    total_events: Type.Integer({ minimum: 0, description: "Events stored (all of them, whatever the node/pot/kind filter)." }),
+    window: Type.String({ description: "The window asked for (`15m`, `24h`, `7d`...), or `custom` for a `from`/`to` range." }),
+    window_start: Type.String({ description: "Start of the range (ISO 8601, inclusive): now minus the window, or `from`." }),
+    window_end: Type.Optional(Type.String({ description: "End of the range (ISO 8601, exclusive): now, or `to`." })),
+    window_events: Type.Integer({ minimum: 0, description: "Events whose time is in the range (of the node/pot/kind asked for), counted exactly: from the segment summaries where a whole segment of events is in the range (and of the filter's sources), by reading the others." }),
+    top_start: Type.Optional(Type.String({ description: "Without a node/pot/kind filter the top lists (but `commands`) come from hourly counters: they count the whole hours from `top_start` (ISO 8601, the range's start rounded down to the hour) to `top_end` (its end rounded up). With a filter they count the range itself." })),
+    top_end: Type.Optional(Type.String({ description: "End of what the top lists count (ISO 8601, exclusive): see `top_start`." })),
+    sampled: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: `With a node/pot/kind filter (the hourly counters have no such dimension) every top list is counted over the range's most recent matching events, at most ${COMMANDS_SAMPLE.toLocaleString("en")}: how many were read. Null without a filter.`,
+    })),
     ingest: Type.Object(
       {
         received: Type.Integer({ description: "Messages offered as events since Core started (event socket and control channel)." }),
@@ -67,7 +76,11 @@ export const Stats = Type.Object(
     example: {
       total_events: 10_482_113,
       window: "24h",
-      window_start: "2026-11-21T01:00:00.000Z",
+      window_start: "2026-11-21T01:07:12.000Z",
+      window_end: "2026-11-22T01:07:12.000Z",
+      top_start: "2026-11-21T01:00:00.000Z",
+      top_end: "2026-11-22T02:00:00.000Z",
+      sampled: null,
       window_events: 61_204,
       ingest: { received: 61_240, committed: 61_204, rejected: 36, connections: 3, pending: 0, duplicates: 0, unreadable_timestamps: 2 },
       security: {
@@ -101,3 +114,36 @@ export const Stats = Type.Object(
 );
 
 export type Stats = typeof Stats.static;
+
+/** `GET /api/v1/stats/top`: the most frequent values of one data field. */
+export const FieldTop = Type.Object(
+  {
+    field: Type.String({ description: "The field, as asked." }),
+    event_type: Type.Union([Type.String(), Type.Null()], { description: "The event type asked for; null: every type." }),
+    window: Type.String({ description: "The window asked for, or `custom` for a `from`/`to` range." }),
+    window_start: Type.String({ description: "Start of the range (ISO 8601, inclusive)." }),
+    window_end: Type.String({ description: "End of the range (ISO 8601, exclusive)." }),
+    values: Type.Array(TopEntry, { description: "Most frequent values first (ties by value); text as it is, numbers and booleans as text, each element of an array; events without the field (or with an object there) count for nothing." }),
+    sampled: Type.Integer({ minimum: 0, description: `Events read: the range's most recent matching events, at most ${COMMANDS_SAMPLE.toLocaleString("en")}.` }),
+  },
+  {
+    example: {
+      field: "path",
+      event_type: "web.request",
+      window: "24h",
+      window_start: "2026-11-21T01:07:12.000Z",
+      window_end: "2026-11-22T01:07:12.000Z",
+      values: [{ value: "/.env", count: 412 }, { value: "/wp-login.php", count: 207 }],
+      sampled: 10_000,
+    },
+  },
+);
+
+export const Timeline = Type.Object(
+  {
+    start: Type.String({ description: "Start of the first step (ISO 8601, a multiple of the step)." }),
+    step_seconds: Type.Integer({ minimum: 60 }),
+    counts: Type.Array(Type.Integer({ minimum: 0 }), { description: "Events per step (of the node/pot/kind asked for), oldest first; with a window, the last step is the one now in progress; with from/to, the steps cover the range." }),
+  },
+  { example: { start: "2026-11-22T00:01:00.000Z", step_seconds: 60, counts: [0, 4, 17] } },
+);

@@ -1,0 +1,182 @@
+/**
+ * The stats over any time range and for one node, pot or kind, on every backend
+ * (event-queries.ts, pg/event-queries.ts):
+ *
+ * - how many events a range holds, exactly, from the segment summaries: a segment wholly
+ *   inside the range (and, under a filter, holding only matching sources) adds its stored
+ *   count; only the others are read, by id range (`countPlan`). Events arrive nearly in time
+ *   order, so without a filter a range reads a few segments at its edges.
+ * - top lists counted over the range's most recent matching events, a page at a time newest
+ *   first (`readRecent`): the hourly counters have no node or pot dimension, so a filtered
+ *   dashboard and the top list of any data field (`fieldValue`) read events, at most
+ *   RECENT_SAMPLE of them, and say how many they read.
+ */
+import { isKexType } from "./hassh";
+import { COMMANDS_SAMPLE, type TopEntry } from "./read-limits";
+import type { EventFilter } from "./event-queries";
+import { SEG_SIZE, type CountKind } from "./event-store";
+import type { MaybePromise } from "./stores";
+
+/** A time range, ms since the epoch: from inclusive, to exclusive. */
+export interface StatsRange {
+  from: number;
+  to: number;
+}
+
+/** Whose events the stats count: a node, a pot, a kind of pot (any of them together). */
+export interface SourceFilter {
+  nodeId?: bigint;
+  potId?: string;
+  potType?: string;
+}
+
+/** Events the sampled top lists read at most: the range's most recent ones (the commands' sample, read-limits.ts). */
+export const RECENT_SAMPLE = COMMANDS_SAMPLE;
+
+export const hasSourceFilter = (f: SourceFilter): boolean => f.nodeId !== undefined || f.potId !== undefined || f.potType !== undefined;
+
+/** One event as the samplers read it: its data parsed. */
+export interface SampledEvent {
+  srcIp: string | null;
+  eventType: string;
+  data: Record<string, unknown>;
+}
+
+type Page<E> = (filter: EventFilter, cursor: number | null) => MaybePromise<{ events: E[]; nextCursor: number | null }>;
+
+/**
+ * Reads the most recent events matching `filter`, a page at a time, newest first, until `max`
+ * were read or none are left; returns how many were read.
+ */
+export async function readRecent<E>(page: Page<E>, filter: EventFilter, visit: (e: E) => void, max = RECENT_SAMPLE): Promise<number> {
+  let read = 0;
+  for (let cursor: number | null = null; read < max; ) {
+    const p = await page(filter, cursor);
+    for (const e of p.events) {
+      if (read === max) break;
+      visit(e);
+      read++;
+    }
+    if (p.nextCursor === null) break;
+    cursor = p.nextCursor;
+  }
+  return read;
+}
+
+/** Counts of values, to take the most frequent of. */
+export class Tally {
+  readonly counts = new Map<string, number>();
+  add(value: string): void {
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+  }
+  top(n: number): TopEntry[] {
+    return topOf(this.counts, n);
+  }
+}
+
+/** The `n` most frequent, ties by value. */
+export function topOf(counts: Map<string, number>, n: number): TopEntry[] {
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, n).map(([value, count]) => ({ value, count }));
+}
+
+/**
+ * A field of an event's data by its path: `url`, `data.url` (the same: `data.` is the event's
+ * data) or a nested `request.headers.user-agent`. Text as it is, numbers and booleans as text;
+ * each element of an array of such; null for anything else (missing, an object, null).
+ */
+export function fieldValues(data: Record<string, unknown>, path: readonly string[]): string[] {
+  let v: unknown = data;
+  for (const key of path) {
+    if (v === null || typeof v !== "object" || Array.isArray(v) || !Object.hasOwn(v, key)) return [];
+    v = (v as Record<string, unknown>)[key];
+  }
+  const scalar = (x: unknown): string | null => (typeof x === "string" ? x : typeof x === "number" || typeof x === "boolean" ? String(x) : null);
+  if (Array.isArray(v)) return v.map(scalar).filter((x): x is string => x !== null);
+  const s = scalar(v);
+  return s === null ? [] : [s];
+}
+
+/** A field path as REST takes it, split into keys (`data.` dropped); null when it is not one. */
+export function fieldPath(raw: string): string[] | null {
+  const keys = raw.split(".");
+  if (keys[0] === "data" && keys.length > 1) keys.shift();
+  return keys.every((k) => k !== "") ? keys : null;
+}
+
+/** Where the command lists read `input`: the commands' event type (topCommands in event-queries.ts). */
+export const COMMAND_EVENT = "cowrie.command.input";
+
+/** The top lists a filtered stats answer counts over its sample: every counter kind, and the commands. */
+export class StatsSample {
+  private readonly tallies = new Map<CountKind | "commands", Tally>();
+  read = 0;
+
+  private tally(kind: CountKind | "commands"): Tally {
+    let t = this.tallies.get(kind);
+    if (!t) this.tallies.set(kind, (t = new Tally()));
+    return t;
+  }
+
+  /** Counts one event as the writers count them (hourly-counts.ts, the ingest's credentials). */
+  add(e: SampledEvent): void {
+    this.tally("event_type").add(e.eventType);
+    if (e.srcIp) this.tally("src_ip").add(e.srcIp);
+    const { username, password, hassh, input } = e.data;
+    if (typeof username === "string") this.tally("username").add(username);
+    if (typeof password === "string") this.tally("password").add(password);
+    if (typeof hassh === "string" && hassh !== "" && isKexType(e.eventType)) this.tally("hassh").add(hassh);
+    if (typeof input === "string" && e.eventType === COMMAND_EVENT) this.tally("commands").add(input);
+  }
+
+  /**
+   * The lists, the countries and ASNs by the sampled addresses' enrichment (one lookup per
+   * distinct address).
+   */
+  async lists(top: number, geo: (ips: string[]) => MaybePromise<Map<string, { country: string | null; asn: number | null }>>): Promise<{ top: Record<CountKind, TopEntry[]>; commands: TopEntry[] }> {
+    const ips = this.tally("src_ip").counts;
+    const where = await geo([...ips.keys()]);
+    const country = this.tally("country");
+    const asn = this.tally("asn");
+    for (const [ip, n] of ips) {
+      const g = where.get(ip);
+      if (g?.country) country.counts.set(g.country, (country.counts.get(g.country) ?? 0) + n);
+      if (g?.asn !== null && g?.asn !== undefined) asn.counts.set(String(g.asn), (asn.counts.get(String(g.asn)) ?? 0) + n);
+    }
+    const kinds: CountKind[] = ["src_ip", "username", "password", "event_type", "country", "asn", "hassh"];
+    return { top: Object.fromEntries(kinds.map((k) => [k, this.tally(k).top(top)])) as Record<CountKind, TopEntry[]>, commands: this.tally("commands").top(top) };
+  }
+}
+
+/** A segment's summary as the count reads it. */
+export interface SegmentSpan {
+  seg: number;
+  minTs: number;
+  maxTs: number;
+  count: number;
+}
+
+/**
+ * How to count a range's events: the stored counts of the segments wholly inside it (under a
+ * filter, only those whose sources all match), and the id ranges of the others to count by
+ * reading them (consecutive segments joined). `sources`: each segment's source ids (only
+ * under a filter); `match`: the filter's source ids.
+ */
+export function countPlan(segs: readonly SegmentSpan[], range: StatsRange, match: Set<number> | null, sources: Map<number, number[]> | null): { summed: number; scan: [number, number][] } {
+  let summed = 0;
+  const scan: [number, number][] = [];
+  for (const s of segs) {
+    if (s.maxTs < range.from || s.minTs >= range.to) continue;
+    const keys = match === null ? null : (sources?.get(s.seg) ?? []);
+    if (keys !== null && !keys.some((k) => match!.has(k))) continue;
+    const inside = s.minTs >= range.from && s.maxTs < range.to;
+    if (inside && (keys === null || keys.every((k) => match!.has(k)))) {
+      summed += s.count;
+      continue;
+    }
+    const lo = s.seg * SEG_SIZE;
+    const last = scan[scan.length - 1];
+    if (last && last[1] === lo - 1) last[1] = lo + SEG_SIZE - 1;
+    else scan.push([lo, lo + SEG_SIZE - 1]);
+  }
+  return { summed, scan };
+}
