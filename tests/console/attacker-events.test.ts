@@ -1,6 +1,6 @@
 /**
  * An attacker's downloads say which failed and why; event types and addresses are shown whole
- * where a 1280 px wide page has room for them (an attacker's page, /events, /live).
+ * where a 1280 px wide page has room for them (an attacker's page, /events, a session's page, /live).
  */
 import { expect, test } from "bun:test";
 import { EventStreamClient, startTestCore } from "../helpers";
@@ -44,7 +44,7 @@ test("an attacker's failed downloads and uploads are marked failed, with the rea
   ]);
 }, 60_000);
 
-test("event types and addresses are not cut on the attacker page, the events page and /live at 1280 px", async () => {
+test("event types and addresses are not cut on the attacker page, the events page, a session's page and /live at 1280 px", async () => {
   await using core = await ingest();
   await using browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -63,6 +63,11 @@ test("event types and addresses are not cut on the attacker page, the events pag
   await page.goto(`${core.api}/events`);
   await page.getByTestId("events").getByText("cowrie.session.file_upload.failed").waitFor();
   expect({ addresses: await cut("events", 2), types: await cut("events", 4), wide: await wide("events") }).toEqual({ addresses: [], types: [], wide: false });
+
+  // A session's events (the page opens from the honeypot's session hash).
+  await page.goto(`${core.api}/sessions/${base.session}`);
+  await page.getByTestId("session-events").getByText("cowrie.session.file_download.failed").waitFor();
+  expect({ types: await cut("session-events", 2), wide: await wide("session-events") }).toEqual({ types: [], wide: false });
 
   // /live's rows keep one height (it is virtualised), its columns a fixed width: wide enough for these.
   await page.goto(`${core.api}/live`);
