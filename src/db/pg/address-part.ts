@@ -10,6 +10,7 @@
  * already summed up go to the daily counters too, as the writers' own do.
  */
 import type { SQL } from "bun";
+import { ints, texts } from "./arrays";
 import { AddressBook, type GeoResolver, type NewAddress } from "../address-book";
 import { DAILY_THROUGH, DAY_HOURS, HOUR_MS } from "../event-store";
 import type { PgBatchPart, Rows } from "./event-writer";
@@ -74,13 +75,13 @@ export class PgAddressPart implements PgBatchPart<AddressDelta> {
   async write(tx: SQL, d: AddressDelta): Promise<void> {
     if (d.fresh.length) {
       await tx`insert into event_addresses (ip, country, asn, as_org, first_seen)
-        select * from unnest(${tx.array(d.fresh.map((a) => a.ip), "TEXT")}::text[], ${tx.array(d.fresh.map((a) => a.geo.country), "TEXT")}::text[],
-                             ${tx.array(d.fresh.map((a) => a.geo.asn), "INT")}::int4[], ${tx.array(d.fresh.map((a) => a.geo.as_org), "TEXT")}::text[],
-                             ${tx.array(d.fresh.map((a) => a.firstSeen), "BIGINT")}::int8[])
+        select * from unnest(${texts(d.fresh.map((a) => a.ip))}::text[], ${texts(d.fresh.map((a) => a.geo.country))}::text[],
+                             ${ints(d.fresh.map((a) => a.geo.asn))}::int4[], ${texts(d.fresh.map((a) => a.geo.as_org))}::text[],
+                             ${ints(d.fresh.map((a) => a.firstSeen))}::int8[])
         on conflict do nothing`;
     }
     if (d.kinds.length === 0) return;
-    const counts = () => tx`unnest(${tx.array(d.kinds, "TEXT")}::text[], ${tx.array(d.buckets, "INT")}::int4[], ${tx.array(d.keys, "TEXT")}::text[], ${tx.array(d.counts, "BIGINT")}::int8[])`;
+    const counts = () => tx`unnest(${texts(d.kinds)}::text[], ${ints(d.buckets)}::int4[], ${texts(d.keys)}::text[], ${ints(d.counts)}::int8[])`;
     await tx`insert into event_counts (kind, bucket, key, count) select * from ${counts()}
       on conflict (kind, bucket, key) do update set count = event_counts.count + excluded.count`;
     // Read here, not kept: the single writer sums up days in transactions of its own, a cluster's writers in theirs.

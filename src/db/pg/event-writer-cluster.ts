@@ -15,7 +15,8 @@
  * - retention: one writer at a time (an advisory lock), and old event_keys rows go too.
  */
 import type { SQL } from "bun";
-import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchData, type CountKind, type KeyedBatch, type SourceEntry, type TypeEntry } from "../event-store";
+import { ints, texts } from "./arrays";
+import { COUNTED_THROUGH, DAILY_THROUGH, DAY_HOURS, HOUR_MS, LAST_ID, SEG_SIZE, batchBytes, batchData, type CountKind, type KeyedBatch, type SourceEntry, type TypeEntry } from "../event-store";
 import { hasshOf, isKexType } from "../hassh";
 import { HourlyCounts } from "../hourly-counts";
 import { countStored, meta, PgEventWriter, type PgBatchPart, type PgWriteMode, type Rows, type StoredForCount } from "./event-writer";
@@ -101,23 +102,33 @@ export class PgClusterEventWriter extends PgEventWriter {
       }
       const sources = await this.mapSources(tx, m.newSources);
       const types = await this.mapTypes(tx, m.newTypes);
-      const keys = Array.from(m.keys, (k) => k.toString());
-      const back: { k: string }[] = await tx`insert into event_keys (key, ts)
-        select * from unnest(${tx.array(keys, "BIGINT")}::int8[], ${tx.array(Array.from(m.ts), "BIGINT")}::int8[])
-        on conflict do nothing returning key::text as k`;
-      const fresh = new Set(back.map((r) => r.k));
-      const stored: number[] = [];
-      // An event twice in one message: its key came back once, the first is stored.
-      for (let i = 0; i < m.n; i++) if (fresh.delete(keys[i]!)) stored.push(i);
+      const keyList = ints(m.keys);
+      // The keys stored now come back only when some were not (a row per key cost more than storing it).
+      const [back]: { n: number; keys: string | null }[] = await tx`
+        with added as (insert into event_keys (key, ts) select * from unnest(${keyList}::int8[], ${ints(m.ts)}::int8[]) on conflict do nothing returning key)
+        select count(*)::int as n, case when count(*) < ${m.n} then array_agg(key)::text end as keys from added`;
+      let stored: number[];
+      // Every key new (the rule): every event is stored.
+      if (back!.n === m.n) stored = Array.from({ length: m.n }, (_, i) => i);
+      else {
+        const keys = keyList.slice(1, -1).split(",");
+        const fresh = new Set(back!.n === 0 ? [] : back!.keys!.slice(1, -1).split(","));
+        stored = [];
+        // An event twice in one message: its key came back once, the first is stored.
+        for (let i = 0; i < m.n; i++) if (fresh.delete(keys[i]!)) stored.push(i);
+      }
       const localSource = new Map(m.newSources.map((s) => [s.id, sources.get(sourceKey(s))!]));
       const typeName = new Map(m.newTypes.map((t) => [t.id, t.name]));
+      // Every event stored (the rule): the message's own columns.
+      const all = stored.length === m.n;
       const rows: Rows = {
         n: stored.length,
-        ts: stored.map((i) => m.ts[i]!),
+        ts: all ? m.ts : stored.map((i) => m.ts[i]!),
         sourceId: stored.map((i) => localSource.get(m.sourceId[i]!)!),
         typeId: stored.map((i) => types.get(typeName.get(m.typeId[i]!)!)!),
-        ips: stored.map((i) => ips[i]!),
-        data: stored.map((i) => data[i]!),
+        ips: all ? ips : stored.map((i) => ips[i]!),
+        data: all ? data : stored.map((i) => data[i]!),
+        bytes: all ? { buf: batchBytes(m), ends: m.dataEnds } : undefined,
       };
       const firstId = locked.last + 1;
       const last = locked.last + rows.n;
@@ -130,12 +141,12 @@ export class PgClusterEventWriter extends PgEventWriter {
       const metaKeys = rows.n > 0 ? [LAST_ID, COUNTED_THROUGH] : [];
       const metaValues = rows.n > 0 ? [last, last] : [];
       if (metaKeys.length) {
-        await tx`insert into event_meta (key, value) select * from unnest(${tx.array(metaKeys, "TEXT")}::text[], ${tx.array(metaValues, "BIGINT")}::int8[])
+        await tx`insert into event_meta (key, value) select * from unnest(${texts(metaKeys)}::text[], ${ints(metaValues)}::int8[])
           on conflict (key) do update set value = excluded.value`;
       }
       // Batches of one stream may commit out of order on different writers: positions only grow.
       if (m.spools.length) {
-        await tx`insert into event_meta (key, value) select * from unnest(${tx.array(m.spools.map((s) => s[0]), "TEXT")}::text[], ${tx.array(m.spools.map((s) => s[1]), "BIGINT")}::int8[])
+        await tx`insert into event_meta (key, value) select * from unnest(${texts(m.spools.map((s) => s[0]))}::text[], ${ints(m.spools.map((s) => s[1]))}::int8[])
           on conflict (key) do update set value = greatest(event_meta.value, excluded.value)`;
       }
       return { commit: { firstId, stored } as ClusterCommit, prep, dailyThrough, sources, types };
@@ -163,7 +174,7 @@ export class PgClusterEventWriter extends PgEventWriter {
     const rows: { id: number; node_id: string | null; pot_id: string | null; pot_type: string | null }[] = await tx`
       insert into event_sources (id, node_id, pot_id, pot_type)
       select top.id + u.ord, u.node_id, u.pot_id, u.pot_type
-      from unnest(${tx.array(m.map((s) => s.nodeId), "TEXT")}::text[], ${tx.array(m.map((s) => s.potId), "TEXT")}::text[], ${tx.array(m.map((s) => s.potType), "TEXT")}::text[])
+      from unnest(${texts(m.map((s) => s.nodeId))}::text[], ${texts(m.map((s) => s.potId))}::text[], ${texts(m.map((s) => s.potType))}::text[])
              with ordinality as u(node_id, pot_id, pot_type, ord),
            (select coalesce(max(id), 0) as id from event_sources) top
       on conflict on constraint event_sources_natural do update set node_id = excluded.node_id
@@ -184,7 +195,7 @@ export class PgClusterEventWriter extends PgEventWriter {
     const rows: { id: number; name: string }[] = await tx`
       insert into event_types (id, name)
       select top.id + u.ord, u.name
-      from unnest(${tx.array([...missing], "TEXT")}::text[]) with ordinality as u(name, ord), (select coalesce(max(id), 0) as id from event_types) top
+      from unnest(${texts([...missing])}::text[]) with ordinality as u(name, ord), (select coalesce(max(id), 0) as id from event_types) top
       on conflict (name) do update set name = excluded.name
       returning id, name`;
     for (const r of rows) out.set(r.name, r.id);

@@ -8,6 +8,7 @@
  * One writer per database: it gives the ids (as the SQLite writer does).
  */
 import type { SQL } from "bun";
+import { ints, texts } from "./arrays";
 import { BLOOM_BYTES, bloomAdd } from "../bloom";
 import {
   COUNTED_THROUGH,
@@ -17,6 +18,7 @@ import {
   HOUR_MS,
   LAST_ID,
   SEG_SIZE,
+  batchBytes,
   batchData,
   type EventBatch,
 } from "../event-store";
@@ -35,6 +37,8 @@ export interface Rows {
   typeId: ArrayLike<number>;
   ips: string[];
   data: string[];
+  /** The data as UTF-8 bytes, event i ending at `ends[i]`, when the rows are a batch's own (none left out): spares encoding `data` again. */
+  bytes?: { buf: Buffer; ends: ArrayLike<number> };
 }
 
 /**
@@ -155,7 +159,7 @@ export class PgEventWriter {
   /** Commits one batch; returns the id of its first event (the others follow in order). */
   async write(b: EventBatch): Promise<number> {
     const firstId = this.lastId + 1;
-    const rows: Rows = { n: b.n, ts: b.ts, sourceId: b.sourceId, typeId: b.typeId, ips: b.srcIps.split("\n"), data: batchData(b) };
+    const rows: Rows = { n: b.n, ts: b.ts, sourceId: b.sourceId, typeId: b.typeId, ips: b.srcIps.split("\n"), data: batchData(b), bytes: { buf: batchBytes(b), ends: b.dataEnds } };
     await this.ensurePartitions(b.ts, b.n);
     const prep = this.prepare(rows, firstId);
     const metaKeys = [...b.spools.map((s) => s[0]), LAST_ID];
@@ -163,17 +167,17 @@ export class PgEventWriter {
     await this.sql.begin(async (tx) => {
       if (b.newSources.length) {
         await tx`insert into event_sources (id, node_id, pot_id, pot_type)
-          select * from unnest(${tx.array(b.newSources.map((s) => s.id), "INT")}::int4[], ${tx.array(b.newSources.map((s) => s.nodeId), "TEXT")}::text[],
-                               ${tx.array(b.newSources.map((s) => s.potId), "TEXT")}::text[], ${tx.array(b.newSources.map((s) => s.potType), "TEXT")}::text[])
+          select * from unnest(${ints(b.newSources.map((s) => s.id))}::int4[], ${texts(b.newSources.map((s) => s.nodeId))}::text[],
+                               ${texts(b.newSources.map((s) => s.potId))}::text[], ${texts(b.newSources.map((s) => s.potType))}::text[])
           on conflict do nothing`;
       }
       if (b.newTypes.length) {
         await tx`insert into event_types (id, name)
-          select * from unnest(${tx.array(b.newTypes.map((t) => t.id), "INT")}::int4[], ${tx.array(b.newTypes.map((t) => t.name), "TEXT")}::text[])
+          select * from unnest(${ints(b.newTypes.map((t) => t.id))}::int4[], ${texts(b.newTypes.map((t) => t.name))}::text[])
           on conflict do nothing`;
       }
       // In the same transaction as the events: a position is stored exactly when its events are.
-      await tx`insert into event_meta (key, value) select * from unnest(${tx.array(metaKeys, "TEXT")}::text[], ${tx.array(metaValues, "BIGINT")}::int8[])
+      await tx`insert into event_meta (key, value) select * from unnest(${texts(metaKeys)}::text[], ${ints(metaValues)}::int8[])
         on conflict (key) do update set value = excluded.value`;
       await this.insertRows(tx, rows, firstId, prep);
     });
@@ -235,7 +239,7 @@ export class PgEventWriter {
     }
     if (p.keyKinds.length) {
       await tx`insert into event_segment_keys (kind, value, seg)
-        select * from unnest(${tx.array(p.keyKinds, "TEXT")}::text[], ${tx.array(p.keyValues, "INT")}::int4[], ${tx.array(p.keySegs, "BIGINT")}::int8[])
+        select * from unnest(${texts(p.keyKinds)}::text[], ${ints(p.keyValues)}::int4[], ${ints(p.keySegs)}::int8[])
         on conflict do nothing`;
     }
     for (let i = 0; i < this.parts.length; i++) await this.parts[i]!.write(tx, p.parts[i]);
@@ -264,8 +268,8 @@ export class PgEventWriter {
     const ids = new Array<number>(r.n);
     for (let i = 0; i < r.n; i++) ids[i] = firstId + i;
     await tx`insert into events (id, ts, source_id, type_id, src_ip, data)
-      select * from unnest(${tx.array(ids, "BIGINT")}::int8[], ${tx.array(Array.from(r.ts), "BIGINT")}::int8[], ${tx.array(Array.from(r.sourceId), "INT")}::int4[],
-                           ${tx.array(Array.from(r.typeId), "INT")}::int4[], ${tx.array(r.ips.map((ip) => ip || null), "TEXT")}::text[], ${tx.array(r.data, "TEXT")}::text[])`;
+      select * from unnest(${ints(ids)}::int8[], ${ints(r.ts)}::int8[], ${ints(r.sourceId)}::int4[],
+                           ${ints(r.typeId)}::int4[], ${texts(r.ips.map((ip) => ip || null))}::text[], ${texts(r.data)}::text[])`;
   }
 
   private bloomOf(seg: number): Uint8Array {
@@ -311,13 +315,13 @@ export class PgEventWriter {
     if (hourly.size) {
       const [k, at, key, n] = cols(hourly);
       await tx`insert into event_counts (kind, bucket, key, count)
-        select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
+        select * from unnest(${texts(k)}::text[], ${ints(at)}::int4[], ${texts(key)}::text[], ${ints(n)}::int8[])
         on conflict (kind, bucket, key) do update set count = event_counts.count + excluded.count`;
     }
     if (daily.size) {
       const [k, at, key, n] = cols(daily);
       await tx`insert into event_counts_daily (kind, day, key, count)
-        select * from unnest(${tx.array(k, "TEXT")}::text[], ${tx.array(at, "INT")}::int4[], ${tx.array(key, "TEXT")}::text[], ${tx.array(n, "BIGINT")}::int8[])
+        select * from unnest(${texts(k)}::text[], ${ints(at)}::int4[], ${texts(key)}::text[], ${ints(n)}::int8[])
         on conflict (kind, day, key) do update set count = event_counts_daily.count + excluded.count`;
     }
   }

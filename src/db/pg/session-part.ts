@@ -8,6 +8,7 @@
  * segments stay in order.
  */
 import type { SQL } from "bun";
+import { ints, texts } from "./arrays";
 import { SessionBatcher, type SessionEntry } from "../session-delta";
 import { type Kind, kindOfType } from "../session-fields";
 import type { PgBatchPart, Rows } from "./event-writer";
@@ -43,12 +44,12 @@ export class PgSessionPart implements PgBatchPart<SessionsDelta> {
     if (s.length === 0) return;
     const col = <T>(f: (e: SessionEntry) => T) => s.map(f);
     await tx`insert into sessions (source_id, session, src_ip, start_ts, end_ts, first_event_id, last_event_id, events, login_success, username, password, commands, files, ttylog, closed, segs)
-      select * from unnest(${tx.array(col((e) => e.sourceId), "INT")}::int4[], ${tx.array(col((e) => e.session), "TEXT")}::text[], ${tx.array(col((e) => e.srcIp), "TEXT")}::text[],
-        ${tx.array(col((e) => e.startTs), "BIGINT")}::int8[], ${tx.array(col((e) => e.endTs), "BIGINT")}::int8[],
-        ${tx.array(col((e) => e.firstEventId), "BIGINT")}::int8[], ${tx.array(col((e) => e.lastEventId), "BIGINT")}::int8[], ${tx.array(col((e) => e.events), "INT")}::int4[],
-        ${tx.array(col((e) => (e.newLogin ? 1 : 0)), "INT")}::int4[], ${tx.array(col((e) => e.username), "TEXT")}::text[], ${tx.array(col((e) => e.password), "TEXT")}::text[],
-        ${tx.array(col((e) => e.commands), "INT")}::int4[], ${tx.array(col((e) => e.files), "INT")}::int4[], ${tx.array(col((e) => e.ttylog), "INT")}::int4[],
-        ${tx.array(col((e) => e.closed), "INT")}::int4[], ${tx.array(col((e) => e.segs), "TEXT")}::text[])
+      select * from unnest(${ints(col((e) => e.sourceId))}::int4[], ${texts(col((e) => e.session))}::text[], ${texts(col((e) => e.srcIp))}::text[],
+        ${ints(col((e) => e.startTs))}::int8[], ${ints(col((e) => e.endTs))}::int8[],
+        ${ints(col((e) => e.firstEventId))}::int8[], ${ints(col((e) => e.lastEventId))}::int8[], ${ints(col((e) => e.events))}::int4[],
+        ${ints(col((e) => (e.newLogin ? 1 : 0)))}::int4[], ${texts(col((e) => e.username))}::text[], ${texts(col((e) => e.password))}::text[],
+        ${ints(col((e) => e.commands))}::int4[], ${ints(col((e) => e.files))}::int4[], ${ints(col((e) => e.ttylog))}::int4[],
+        ${ints(col((e) => e.closed))}::int4[], ${texts(col((e) => e.segs))}::text[])
       on conflict (source_id, session) do update set
         src_ip = coalesce(sessions.src_ip, excluded.src_ip),
         start_ts = least(sessions.start_ts, excluded.start_ts),
@@ -89,10 +90,14 @@ export class PgSessionPart implements PgBatchPart<SessionsDelta> {
    * session since, so what this one stored last says nothing; the upsert combines instead.
    */
   private read(rows: Rows, firstId: number, kinds: Kind[]): SessionEntry[] {
-    const ends = new Int32Array(rows.n);
-    let end = 0;
-    for (let i = 0; i < rows.n; i++) ends[i] = end += Buffer.byteLength(rows.data[i]!);
+    let bytes = rows.bytes;
+    if (!bytes) {
+      const ends = new Int32Array(rows.n);
+      let end = 0;
+      for (let i = 0; i < rows.n; i++) ends[i] = end += Buffer.byteLength(rows.data[i]!);
+      bytes = { buf: Buffer.from(rows.data.join("")), ends };
+    }
     this.batcher.known.clear();
-    return this.batcher.read(rows.n, firstId, Buffer.from(rows.data.join("")), ends, rows.ts, rows.sourceId, rows.typeId, rows.ips, kinds);
+    return this.batcher.read(rows.n, firstId, bytes.buf, bytes.ends, rows.ts, rows.sourceId, rows.typeId, rows.ips, kinds);
   }
 }
