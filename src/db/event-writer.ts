@@ -8,11 +8,11 @@
 import { isUtf8 } from "node:buffer";
 import { and, asc, eq, gte, lt, lte, sql } from "drizzle-orm";
 import { AddressWriter, type GeoResolver } from "./address-store";
-import { BLOOM_BYTES, bloomAdd } from "./bloom";
 import { CountWriter } from "./count-writer";
 import { IMMEDIATE, LAST_ID, SEG_SIZE, batchBytes, batchData, metaUpsert, type EventBatch, type TypeEntry } from "./event-store";
 import type { Db } from "./index";
 import { positional, slot } from "./positional";
+import { SegmentSummaries } from "./segment-summary";
 import { kindOfType, type Kind } from "./session-fields";
 import { SessionTracker } from "./session-tracker";
 import { eventMeta, events, eventSegmentKeys, eventSegments, eventSources, eventTypes } from "./schema";
@@ -44,16 +44,6 @@ function eventRows(rows: number) {
   });
 }
 
-interface SegmentDelta {
-  seg: number;
-  minTs: number;
-  maxTs: number;
-  count: number;
-  bloom: Uint8Array;
-  types: Set<number>;
-  sources: Set<number>;
-}
-
 /**
  * The only writer of the event tables. Not thread-safe and not meant to be: one instance per
  * database, in one thread.
@@ -65,10 +55,8 @@ export class EventWriter {
   private readonly typeKinds: Kind[] = [];
   private readonly sessions: SessionTracker;
   private readonly counts: CountWriter;
-  /** Segment keys already written ("seg/kind/value"), so each batch inserts only new ones. */
-  private readonly keysWritten = new Set<string>();
-  /** The newest segment's address filter, kept whole in memory and rewritten per batch. */
-  private bloom: { seg: number; bits: Uint8Array } | null = null;
+  /** What batches add to the segment summaries (segment-summary.ts, the step the PostgreSQL writers run too). */
+  private readonly summaries = new SegmentSummaries();
 
   /** Inserts ROWS_PER_INSERT events; `insertEvent` one (the rest of a batch). */
   private readonly insertEvents;
@@ -118,7 +106,7 @@ export class EventWriter {
     this.sessions = new SessionTracker(db);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const stored = db.select({ bits: eventSegments.ipBloom }).from(eventSegments).where(eq(eventSegments.seg, lastSeg)).get();
-    if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.bits) };
+    if (stored) this.summaries.useBloom(lastSeg, new Uint8Array(stored.bits));
     this.counts.recount(this.lastId);
   }
 
@@ -132,9 +120,8 @@ export class EventWriter {
     const text = isUtf8(bytes) ? null : batchData(b);
     const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     const rows = this.rowValues;
-    const segs: SegmentDelta[] = [];
-    let cur: SegmentDelta | null = null;
-    let newKeys: string[] = [];
+    const segs = this.summaries.summarize(b.n, firstId, b.ts, b.typeId, b.sourceId, ips);
+    const keys = this.summaries.newKeys(segs);
     for (const t of b.newTypes) this.addType(t);
     this.db.transaction(() => {
       for (const s of b.newSources) this.insertSource.run(s);
@@ -147,45 +134,27 @@ export class EventWriter {
       const whole = b.n - (b.n % ROWS_PER_INSERT);
       for (let i = 0, from = 0; i < b.n; i++, id++) {
         const to = b.dataEnds[i]!;
-        const ts = b.ts[i]!;
-        const ip = ips[i]!;
-        const typeId = b.typeId[i]!;
-        const sourceId = b.sourceId[i]!;
         const rest = i >= whole;
         const v = rest ? this.oneValues : rows;
         const at = rest ? 0 : (i % ROWS_PER_INSERT) * EVENT_COLUMNS;
         v[at] = id;
-        v[at + 1] = ts;
-        v[at + 2] = sourceId;
-        v[at + 3] = typeId;
-        v[at + 4] = ip || null;
+        v[at + 1] = b.ts[i]!;
+        v[at + 2] = b.sourceId[i]!;
+        v[at + 3] = b.typeId[i]!;
+        v[at + 4] = ips[i] || null;
         // An empty view might be bound as NULL.
         v[at + 5] = text !== null ? text[i]! : to > from ? view.subarray(from, to) : "";
         from = to;
         if (rest) this.insertEvent(v);
         else if (at === (ROWS_PER_INSERT - 1) * EVENT_COLUMNS) this.insertEvents(v);
-        const seg = Math.floor(id / SEG_SIZE);
-        if (cur === null || cur.seg !== seg) segs.push((cur = { seg, minTs: ts, maxTs: ts, count: 0, bloom: this.bloomOf(seg), types: new Set(), sources: new Set() }));
-        if (ts < cur.minTs) cur.minTs = ts;
-        if (ts > cur.maxTs) cur.maxTs = ts;
-        cur.count++;
-        cur.types.add(typeId);
-        cur.sources.add(sourceId);
-        if (ip) bloomAdd(cur.bloom, ip);
       }
-      newKeys = [];
-      for (const s of segs) {
-        this.upsertSegment.run({ seg: s.seg, minTs: s.minTs, maxTs: s.maxTs, count: s.count, ipBloom: s.bloom });
-        this.writeKeys(s.seg, "type", s.types, newKeys);
-        this.writeKeys(s.seg, "source", s.sources, newKeys);
-      }
+      for (const s of segs) this.upsertSegment.run({ seg: s.seg, minTs: s.minTs, maxTs: s.maxTs, count: s.count, ipBloom: s.bloom });
+      for (let k = 0; k < keys.kinds.length; k++) this.insertSegmentKey.run({ kind: keys.kinds[k]!, value: keys.values[k]!, seg: keys.segs[k]! });
       this.sessions.write(b.n, firstId, bytes, b.dataEnds, b.ts, b.sourceId, b.typeId, ips, this.typeKinds);
     }, IMMEDIATE);
     this.sessions.committed();
-    // Only now: a rolled-back batch must not leave keys marked as written. (A rolled-back
-    // batch may leave bits in the Bloom filter: a false positive, which is harmless.)
-    if (this.keysWritten.size > 10_000) this.keysWritten.clear(); // forgetting only costs a redundant INSERT OR IGNORE
-    for (const k of newKeys) this.keysWritten.add(k);
+    // Only now: a rolled-back batch must not leave keys marked as written.
+    this.summaries.committed(keys);
     this.lastId = firstId + b.n - 1;
     this.counts.countBatch(b, ips, this.typeName);
     return firstId;
@@ -194,20 +163,6 @@ export class EventWriter {
   private addType(t: TypeEntry): void {
     this.typeNames.set(t.id, t.name);
     this.typeKinds[t.id] = kindOfType(t.name);
-  }
-
-  private bloomOf(seg: number): Uint8Array {
-    if (this.bloom?.seg !== seg) this.bloom = { seg, bits: new Uint8Array(BLOOM_BYTES) };
-    return this.bloom.bits;
-  }
-
-  private writeKeys(seg: number, kind: "type" | "source", values: Set<number>, added: string[]): void {
-    for (const value of values) {
-      const k = `${seg}/${kind}/${value}`;
-      if (this.keysWritten.has(k)) continue;
-      this.insertSegmentKey.run({ kind, value, seg });
-      added.push(k);
-    }
   }
 
   private readonly typeName = (id: number) => this.typeNames.get(id) ?? String(id);
@@ -269,7 +224,7 @@ export class EventWriter {
         this.db.update(eventSegments).set({ count: left.n, minTs: left.minTs!, maxTs: left.maxTs! }).where(eq(eventSegments.seg, seg.seg)).run();
       }
     }, IMMEDIATE);
-    this.keysWritten.clear();
+    this.summaries.forgetKeys();
     // A segment whose old events are gone already is not "done": report progress so the caller goes on.
     return Math.max(deleted, 1);
   }

@@ -97,7 +97,7 @@ export class PgClusterEventWriter extends PgEventWriter {
         // Another writer wrote since this one's last batch: its addresses are in the stored filter.
         const seg = Math.floor(locked.last / SEG_SIZE);
         const [stored] = await tx`select ip_bloom from event_segments where seg = ${seg}`;
-        this.bloom = stored ? { seg, bits: new Uint8Array(stored.ip_bloom) } : null;
+        this.summaries.useBloom(seg, stored ? new Uint8Array(stored.ip_bloom) : null);
         this.lastId = locked.last;
       }
       const sources = await this.mapSources(tx, m.newSources);

@@ -9,7 +9,6 @@
  */
 import type { SQL } from "bun";
 import { ints, texts } from "./arrays";
-import { BLOOM_BYTES, bloomAdd } from "../bloom";
 import {
   COUNTED_THROUGH,
   DAILY_KEYS,
@@ -24,6 +23,7 @@ import {
 } from "../event-store";
 import { isKexType } from "../hassh";
 import { HourlyCounts } from "../hourly-counts";
+import { SegmentSummaries, type SegmentDelta, type SegmentKeys } from "../segment-summary";
 import { DAY_MS, DAYS_AHEAD, MAX_DAYS_AHEAD, MAX_DAYS_BEHIND, createPartition, dropPartition, partitionDays } from "./partitions";
 
 /** How the events of a batch reach the table: COPY (the default, faster) or INSERT ... SELECT FROM unnest(arrays). */
@@ -55,25 +55,13 @@ export interface PgBatchPart<D = unknown> {
   retentionStep?(sql: SQL, cutoffMs: number, maxRows: number): Promise<number>;
 }
 
-/** What a batch adds to the segment summaries, worked out before its transaction. */
+/** What a batch adds beside its events, worked out before its transaction. */
 export interface Prepared {
   /** What each of the writer's parts adds, in the order of its parts. */
   parts: unknown[];
+  /** The segment summaries (../segment-summary.ts, the step the SQLite writer runs too). */
   segs: SegmentDelta[];
-  newKeys: string[];
-  keyKinds: string[];
-  keyValues: number[];
-  keySegs: number[];
-}
-
-export interface SegmentDelta {
-  seg: number;
-  minTs: number;
-  maxTs: number;
-  count: number;
-  bloom: Uint8Array;
-  types: Set<number>;
-  sources: Set<number>;
+  keys: SegmentKeys;
 }
 
 /** COPY's text format: backslash, tab, newline and carriage return are escaped; JSON has few of them. */
@@ -112,8 +100,7 @@ export class PgEventWriter {
   protected lastId = 0;
   private readonly typeNames = new Map<number, string>();
   private readonly counts = new HourlyCounts();
-  protected readonly keysWritten = new Set<string>();
-  protected bloom: { seg: number; bits: Uint8Array } | null = null;
+  protected readonly summaries = new SegmentSummaries();
   protected dailyThrough = 0;
   protected days = new Set<number>();
 
@@ -138,7 +125,7 @@ export class PgEventWriter {
     for (const t of await sql`select id, name from event_types`) this.typeNames.set(t.id, t.name);
     const lastSeg = Math.floor(this.lastId / SEG_SIZE);
     const [stored] = await sql`select ip_bloom from event_segments where seg = ${lastSeg}`;
-    if (stored) this.bloom = { seg: lastSeg, bits: new Uint8Array(stored.ip_bloom) };
+    if (stored) this.summaries.useBloom(lastSeg, new Uint8Array(stored.ip_bloom));
     this.days = await partitionDays(sql);
     await this.partitionsAhead();
     await this.recount();
@@ -197,35 +184,10 @@ export class PgEventWriter {
     }
   }
 
-  /** The segment summaries and new segment keys of rows that get ids from `firstId` on. */
+  /** The segment summaries, new segment keys and parts' deltas of rows that get ids from `firstId` on. */
   protected prepare(r: Rows, firstId: number): Prepared {
-    const segs: SegmentDelta[] = [];
-    let cur: SegmentDelta | null = null;
-    for (let i = 0, id = firstId; i < r.n; i++, id++) {
-      const ts = r.ts[i]!;
-      const seg = Math.floor(id / SEG_SIZE);
-      if (cur === null || cur.seg !== seg) segs.push((cur = { seg, minTs: ts, maxTs: ts, count: 0, bloom: this.bloomOf(seg), types: new Set(), sources: new Set() }));
-      if (ts < cur.minTs) cur.minTs = ts;
-      if (ts > cur.maxTs) cur.maxTs = ts;
-      cur.count++;
-      cur.types.add(r.typeId[i]!);
-      cur.sources.add(r.sourceId[i]!);
-      if (r.ips[i]) bloomAdd(cur.bloom, r.ips[i]!);
-    }
-    const p: Prepared = { parts: this.parts.map((part) => part.prepare(r, firstId)), segs, newKeys: [], keyKinds: [], keyValues: [], keySegs: [] };
-    for (const s of segs) {
-      for (const [kind, values] of [["type", s.types], ["source", s.sources]] as const) {
-        for (const value of values) {
-          const k = `${s.seg}/${kind}/${value}`;
-          if (this.keysWritten.has(k)) continue;
-          p.newKeys.push(k);
-          p.keyKinds.push(kind);
-          p.keyValues.push(value);
-          p.keySegs.push(s.seg);
-        }
-      }
-    }
-    return p;
+    const segs = this.summaries.summarize(r.n, firstId, r.ts, r.typeId, r.sourceId, r.ips);
+    return { parts: this.parts.map((part) => part.prepare(r, firstId)), segs, keys: this.summaries.newKeys(segs) };
   }
 
   /** The events, their segment summaries and segment keys, in the caller's transaction. */
@@ -237,9 +199,9 @@ export class PgEventWriter {
         on conflict (seg) do update set min_ts = least(event_segments.min_ts, excluded.min_ts), max_ts = greatest(event_segments.max_ts, excluded.max_ts),
           count = event_segments.count + excluded.count, ip_bloom = excluded.ip_bloom`;
     }
-    if (p.keyKinds.length) {
+    if (p.keys.kinds.length) {
       await tx`insert into event_segment_keys (kind, value, seg)
-        select * from unnest(${texts(p.keyKinds)}::text[], ${ints(p.keyValues)}::int4[], ${ints(p.keySegs)}::int8[])
+        select * from unnest(${texts(p.keys.kinds)}::text[], ${ints(p.keys.values)}::int4[], ${ints(p.keys.segs)}::int8[])
         on conflict do nothing`;
     }
     for (let i = 0; i < this.parts.length; i++) await this.parts[i]!.write(tx, p.parts[i]);
@@ -248,8 +210,7 @@ export class PgEventWriter {
   /** After the commit of prepared rows: what this writer remembers of them. */
   protected committed(p: Prepared, lastId: number): void {
     for (let i = 0; i < this.parts.length; i++) this.parts[i]!.committed(p.parts[i]);
-    if (this.keysWritten.size > 10_000) this.keysWritten.clear();
-    for (const k of p.newKeys) this.keysWritten.add(k);
+    this.summaries.committed(p.keys);
     this.lastId = lastId;
   }
 
@@ -270,11 +231,6 @@ export class PgEventWriter {
     await tx`insert into events (id, ts, source_id, type_id, src_ip, data)
       select * from unnest(${ints(ids)}::int8[], ${ints(r.ts)}::int8[], ${ints(r.sourceId)}::int4[],
                            ${ints(r.typeId)}::int4[], ${texts(r.ips.map((ip) => ip || null))}::text[], ${texts(r.data)}::text[])`;
-  }
-
-  private bloomOf(seg: number): Uint8Array {
-    if (this.bloom?.seg !== seg) this.bloom = { seg, bits: new Uint8Array(BLOOM_BYTES) };
-    return this.bloom.bits;
   }
 
   get countsPending(): boolean {
@@ -418,6 +374,6 @@ export class PgEventWriter {
         } else await tx`update event_segments set count = ${left.n}, min_ts = ${left.lo}, max_ts = ${left.hi} where seg = ${seg}`;
       }
     });
-    this.keysWritten.clear();
+    this.summaries.forgetKeys();
   }
 }
