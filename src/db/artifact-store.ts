@@ -5,10 +5,13 @@
  */
 import { chmodSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { and, desc, eq, inArray, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "./index";
-import { artifactSightings, artifacts } from "./schema";
+import { artifactSightings, artifacts, eventSources, sessions } from "./schema";
 import type { MaybePromise } from "./stores";
+
+/** Session ids per query of sessionsOf (well under SQLite's and PostgreSQL's bound parameters). */
+export const SESSIONS_PER_QUERY = 500;
 
 export interface Sighting {
   /** Already prefixed with the node id. */
@@ -34,6 +37,15 @@ export interface ArtifactRow {
   last_seen: number;
 }
 
+/** A sighting's session as Core stored it: its id in the sessions table and its address. */
+export interface SightingSession {
+  node_id: string;
+  pot_id: string | null;
+  session: string;
+  id: number;
+  src_ip: string | null;
+}
+
 export interface ArtifactQuery {
   limit: number;
   cursor?: { lastSeen: number; sha256: string };
@@ -49,6 +61,11 @@ export interface ArtifactStorage {
   /** Newest last sighting first; `next` is `<last_seen>:<sha256>` of the page's last row. */
   list(q: ArtifactQuery): MaybePromise<{ rows: ArtifactRow[]; next: string | null }>;
   sightings(sha256s: string[]): MaybePromise<Map<string, Sighting[]>>;
+  /**
+   * The stored sessions of these honeypot session ids that had files (every session an artifact
+   * was seen in has one), with the node and pot each is of: one row per session.
+   */
+  sessionsOf(sessionIds: string[]): MaybePromise<SightingSession[]>;
   /** Takes the verified file at `path` (gone from there after) as the artifact's bytes, and marks it stored. */
   keep(sha256: string, path: string, type: { mime: string; ext: string } | null): MaybePromise<void>;
   /** A stored artifact's bytes as they are read; null when they are missing. */
@@ -162,6 +179,23 @@ export class ArtifactStore implements ArtifactStorage {
         seen_at: r.seenAt,
       });
       out.set(r.sha256, list);
+    }
+    return out;
+  }
+
+  sessionsOf(sessionIds: string[]): SightingSession[] {
+    const out: SightingSession[] = [];
+    for (let i = 0; i < sessionIds.length; i += SESSIONS_PER_QUERY) {
+      const ids = sessionIds.slice(i, i + SESSIONS_PER_QUERY);
+      // `files > 0` as the partial index sessions_files says it: SQLite reads that index (the
+      // sessions that had files), not every session.
+      const rows = this.db
+        .select({ id: sessions.id, session: sessions.session, src_ip: sessions.srcIp, node_id: eventSources.nodeId, pot_id: eventSources.potId })
+        .from(sessions)
+        .innerJoin(eventSources, eq(eventSources.id, sessions.sourceId))
+        .where(and(sql`${sessions.files} > 0`, inArray(sessions.session, ids)))
+        .all();
+      for (const r of rows) if (r.node_id !== null) out.push({ ...r, node_id: r.node_id });
     }
     return out;
   }

@@ -146,11 +146,29 @@ describe("artifacts", () => {
     const hash = sha(ELF);
     const download = await event("cowrie.session.file_download", (d) => d.url === url);
     expect(download.data).toMatchObject({ url, shasum: hash, outfile: `outbox/${hash}`, destfile: "/tmp/x86", size: ELF.length, message: `Downloaded URL (${url}) with SHA-256 ${hash} to outbox/${hash}` });
-    const a = await artifact(hash);
-    expect(a).toMatchObject({ sha256: hash, size: ELF.length, mime: "application/x-elf", ext: "elf", stored: true, urls: [url], sessions: [download.data.session], filenames: ["x86"] });
+    await artifact(hash);
+    // The sighting names the session as Core stored it (once its events are in) and its address.
+    const a = await until(async () => {
+      const r = (await getJson(`${core.api}/api/v1/artifacts/${hash}`, auth(READER))).body;
+      return r.sightings[0]?.session_id !== null && r;
+    }, "the artifact's session in Core", 3000);
+    const [session] = (await getJson(`${core.api}/api/v1/sessions?session=${download.data.session}`, auth(READER))).body.sessions;
+    expect(a).toMatchObject({ sha256: hash, size: ELF.length, mime: "application/x-elf", ext: "elf", stored: true, urls: [url], sessions: [download.data.session], sources: ["127.0.0.1"], filenames: ["x86"] });
     expect(a.sightings).toEqual([
-      { node_id: node.nodeId, pot_id: "ssh-01", source: "cowrie.session.file_download", session: download.data.session, url, filename: "x86", truncated: false, seen_at: expect.any(String) },
+      {
+        node_id: node.nodeId,
+        pot_id: "ssh-01",
+        source: "cowrie.session.file_download",
+        session: download.data.session,
+        session_id: session.id,
+        src_ip: "127.0.0.1",
+        url,
+        filename: "x86",
+        truncated: false,
+        seen_at: expect.any(String),
+      },
     ]);
+    expect(session).toMatchObject({ session: download.data.session, pot_id: "ssh-01", files: 1 });
     const listed = (await getJson(`${core.api}/api/v1/artifacts?session=${download.data.session}`, auth(READER))).body;
     expect(listed.artifacts.map((x: any) => x.sha256)).toEqual([hash]);
 
@@ -235,9 +253,9 @@ describe("artifacts", () => {
     expect(e.data).toMatchObject({ filename: "wso.php", field: "async-upload", size: shell.length, shasum: hash, request_uri: "/wp-admin/async-upload.php", outfile: `outbox/${hash}` });
     expect(e.src_ip).toBe("127.0.0.1");
     const a = await artifact(hash);
-    expect(a).toMatchObject({ size: shell.length, mime: "text/plain", urls: ["/wp-admin/async-upload.php"], filenames: ["wso.php"], sessions: [] });
+    expect(a).toMatchObject({ size: shell.length, mime: "text/plain", urls: ["/wp-admin/async-upload.php"], filenames: ["wso.php"], sessions: [], sources: [] });
     expect(a.sightings).toEqual([
-      { node_id: node.nodeId, pot_id: "web-01", source: "honnypotter.upload", session: null, url: "/wp-admin/async-upload.php", filename: "wso.php", truncated: false, seen_at: expect.any(String) },
+      { node_id: node.nodeId, pot_id: "web-01", source: "honnypotter.upload", session: null, session_id: null, src_ip: null, url: "/wp-admin/async-upload.php", filename: "wso.php", truncated: false, seen_at: expect.any(String) },
     ]);
   });
 

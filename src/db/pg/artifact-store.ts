@@ -6,9 +6,9 @@
  * half its bytes; a download reads them one chunk at a time.
  */
 import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import type { ArtifactQuery, ArtifactRow, ArtifactStorage, Sighting } from "../artifact-store";
+import { type ArtifactQuery, type ArtifactRow, type ArtifactStorage, SESSIONS_PER_QUERY, type Sighting, type SightingSession } from "../artifact-store";
 import type { PgDb } from "./index";
-import { artifactChunks, artifactSightings, artifacts } from "./schema";
+import { artifactChunks, artifactSightings, artifacts, eventSources, sessions } from "./schema";
 
 /**
  * Bytes per chunk row: large enough that a 64 MiB artifact is 256 rows, small enough that a
@@ -80,6 +80,20 @@ export class PgArtifactStore implements ArtifactStorage {
       const list = out.get(r.sha256) ?? [];
       list.push({ id: r.id, sha256: r.sha256, node_id: BigInt(r.nodeId), pot_id: r.potId, source: r.source, session: r.session, url: r.url, filename: r.filename, truncated: r.truncated === 1, seen_at: r.seenAt });
       out.set(r.sha256, list);
+    }
+    return out;
+  }
+
+  async sessionsOf(sessionIds: string[]): Promise<SightingSession[]> {
+    const out: SightingSession[] = [];
+    for (let i = 0; i < sessionIds.length; i += SESSIONS_PER_QUERY) {
+      const ids = sessionIds.slice(i, i + SESSIONS_PER_QUERY);
+      const rows = await this.db
+        .select({ id: sessions.id, session: sessions.session, src_ip: sessions.srcIp, node_id: eventSources.nodeId, pot_id: eventSources.potId })
+        .from(sessions)
+        .innerJoin(eventSources, eq(eventSources.id, sessions.sourceId))
+        .where(and(sql`${sessions.files} > 0`, inArray(sessions.session, ids)));
+      for (const r of rows) if (r.node_id !== null) out.push({ ...r, node_id: r.node_id });
     }
     return out;
   }

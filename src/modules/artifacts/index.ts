@@ -7,7 +7,7 @@ import type { CoreContext, Feature } from "../../core/context";
 import { artifactsApi } from "./routes";
 import { Artifacts } from "./service";
 
-export { Artifact } from "./routes";
+export { Artifact, ArtifactPage } from "./schemas";
 export { Artifacts } from "./service";
 export { ZIP_PASSWORD } from "./zip";
 

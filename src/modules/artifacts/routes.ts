@@ -5,60 +5,16 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { toU64 } from "../../protocol/json";
-import { NodeId } from "../../protocol/types";
 import { ApiError, badRequest, errorResponses, notFound } from "../../core/http/errors";
 import { noQuery, queryParams } from "../../core/http/query";
 import type { Security } from "../../core/auth";
 import { roles } from "../../core/auth/roles";
+import { Artifact, ArtifactPage } from "./schemas";
 import type { Artifacts } from "./service";
 import { encryptedZip, ZIP_PASSWORD } from "./zip";
 
 const MAX_LIMIT = 500;
 const SHA256 = /^[0-9a-f]{64}$/;
-
-const ArtifactSighting = t.Object({
-  node_id: NodeId,
-  pot_id: t.Union([t.String(), t.Null()]),
-  source: t.Union([t.String(), t.Null()], { description: "How the file arrived: the event that saw it (cowrie.session.file_download, cowrie.session.file_upload, honnypotter.upload)." }),
-  session: t.Union([t.String(), t.Null()], { description: "The honeypot session (Cowrie's `session`)." }),
-  url: t.Union([t.String(), t.Null()], { description: "Where it was fetched from, or the path it was uploaded to." }),
-  filename: t.Union([t.String(), t.Null()], { description: "The name the attacker gave it." }),
-  truncated: t.Boolean({ description: "The download stopped at the size limit: these are its first bytes only." }),
-  seen_at: t.String({ format: "date-time" }),
-});
-
-export const Artifact = t.Object(
-  {
-    sha256: t.String({ description: "SHA-256 of the content, lowercase hex: the artifact's identity." }),
-    size: t.Integer({ description: "Bytes." }),
-    mime: t.Union([t.String(), t.Null()], { description: "Media type from the magic bytes (file-type; text/x-shellscript for `#!`), null when unknown or not yet stored." }),
-    ext: t.Union([t.String(), t.Null()], { description: "Usual extension of that type." }),
-    stored: t.Boolean({ description: "The whole file is on Core (false while the node is still sending it)." }),
-    first_seen: t.String({ format: "date-time" }),
-    last_seen: t.String({ format: "date-time" }),
-    sessions: t.Array(t.String(), { description: "Sessions it was seen in." }),
-    urls: t.Array(t.String(), { description: "URLs it was fetched from (or upload paths)." }),
-    filenames: t.Array(t.String()),
-    sightings: t.Array(ArtifactSighting, { description: "Every time it was seen, oldest first." }),
-  },
-  {
-    example: {
-      sha256: "5d41402abc4b2a76b9719d911017c592ae0e7c3b6a8f1d2e0c9b8a7f6e5d4c3b",
-      size: 1234,
-      mime: "application/x-elf",
-      ext: "elf",
-      stored: true,
-      first_seen: "2026-11-23T04:00:00.000Z",
-      last_seen: "2026-11-23T04:00:00.000Z",
-      sessions: ["a1b2c3d4e5f6"],
-      urls: ["http://203.0.113.7/bins/x86"],
-      filenames: ["x86"],
-      sightings: [
-        { node_id: 18446744073709551557n, pot_id: "ssh-01", source: "cowrie.session.file_download", session: "a1b2c3d4e5f6", url: "http://203.0.113.7/bins/x86", filename: "x86", truncated: false, seen_at: "2026-11-23T04:00:00.000Z" },
-      ],
-    },
-  },
-);
 
 const ListQuery = queryParams(
   Type.Object({
@@ -101,7 +57,7 @@ export const artifactsApi = (artifacts: Artifacts, security: Security) =>
       },
       {
         response: {
-          200: t.Object({ artifacts: t.Array(Artifact), next_cursor: t.Union([t.String(), t.Null()]) }),
+          200: ArtifactPage,
           ...errorResponses({ 400: ["bad_request", 'unknown query parameter "sesion"; it takes session, node_id, limit, cursor'] }),
         },
         detail: {

@@ -7,7 +7,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileTypeFromBuffer } from "file-type";
-import type { ArtifactRow, ArtifactStorage, Sighting } from "../../db/artifact-store";
+import type { ArtifactRow, ArtifactStorage, Sighting, SightingSession } from "../../db/artifact-store";
+import type { Artifact } from "./schemas";
 import type { Logger } from "../../log";
 import type { FileOffer } from "../../protocol/messages";
 import { farOff } from "../../core/ingest/timestamp";
@@ -102,11 +103,34 @@ export class Artifacts implements FileSink {
     return this.opts.store;
   }
 
-  async describe(rows: ArtifactRow[]) {
+  /** Rows as REST shows them: with their sightings, each with its session in Core and its address. */
+  async describe(rows: ArtifactRow[]): Promise<Artifact[]> {
     const sightings = await this.opts.store.sightings(rows.map((r) => r.sha256));
+    const hashes = new Set<string>();
+    for (const list of sightings.values()) for (const s of list) if (s.session !== null) hashes.add(s.session);
+    const stored = new Map<string, SightingSession>();
+    for (const s of await this.opts.store.sessionsOf([...hashes])) {
+      const key = sessionKey(s.node_id, s.pot_id, s.session);
+      // A honeypot that reused a session id: the sighting is of the newest such session.
+      if ((stored.get(key)?.id ?? 0) < s.id) stored.set(key, s);
+    }
     return rows.map((r) => {
-      const list = sightings.get(r.sha256) ?? [];
-      const distinct = (pick: (s: Sighting) => string | null) => [...new Set(list.map(pick).filter((v): v is string => v !== null))];
+      const list = (sightings.get(r.sha256) ?? []).map((s) => {
+        const session = s.session === null ? undefined : stored.get(sessionKey(s.node_id.toString(), s.pot_id, s.session));
+        return {
+          node_id: s.node_id,
+          pot_id: s.pot_id,
+          source: s.source,
+          session: s.session,
+          session_id: session?.id ?? null,
+          src_ip: session?.src_ip ?? null,
+          url: s.url,
+          filename: s.filename,
+          truncated: s.truncated,
+          seen_at: new Date(s.seen_at).toISOString(),
+        };
+      });
+      const distinct = (pick: (s: (typeof list)[number]) => string | null) => [...new Set(list.map(pick).filter((v): v is string => v !== null))];
       return {
         sha256: r.sha256,
         size: r.size,
@@ -116,22 +140,16 @@ export class Artifacts implements FileSink {
         first_seen: new Date(r.first_seen).toISOString(),
         last_seen: new Date(r.last_seen).toISOString(),
         sessions: distinct((s) => s.session),
+        sources: distinct((s) => s.src_ip),
         urls: distinct((s) => s.url),
         filenames: distinct((s) => s.filename),
-        sightings: list.map((s) => ({
-          node_id: s.node_id,
-          pot_id: s.pot_id,
-          source: s.source,
-          session: s.session,
-          url: s.url,
-          filename: s.filename,
-          truncated: s.truncated,
-          seen_at: new Date(s.seen_at).toISOString(),
-        })),
+        sightings: list,
       };
     });
   }
 }
+
+const sessionKey = (nodeId: string, potId: string | null, session: string) => JSON.stringify([nodeId, potId, session]);
 
 /** The media type from the magic bytes (file-type), or a text type for scripts and text. */
 async function magicType(path: string): Promise<{ mime: string; ext: string } | null> {
