@@ -26,20 +26,42 @@ interface TopAnswer {
   field: string;
   event_type: string;
   values: TopEntry[];
-  sampled?: boolean;
+  /** Events read: the range's most recent matching ones, up to Core's limit. */
+  sampled: number;
 }
 
-/** Stats' top lists that are not in every Core's schema yet (credential pairs). */
-type StatsTop = Stats["top"] & { credentials?: TopEntry[] };
+
+/** Stats' top lists, credential pairs among them (a Core of issue 34 on: optional). */
+export type StatsTop = Stats["top"] & { credentials?: TopEntry[] };
 
 export const DEFAULT_RANGE = "24h";
 
-const DRILL_FIELDS = new Set<string>(["src_ip", "username", "password", "command", "event_type", "country", "asn", "hassh", "pot_id", "pot_type", "node_id"]);
+/** A credential pair as the stats write it (`root / 123456`) to the events that tried both. */
+export function pairHref(pair: string, where: LinkScope): string {
+  const i = pair.indexOf(" / ");
+  return i < 0 ? drillHref("username", pair, where) : eventsHref({ ...where, username: pair.slice(0, i), password: pair.slice(i + 3) });
+}
+
+/** Data fields a manifest may name whose values have a drill-down of their own (links.ts); `input` is a command's. */
+const DRILL_FIELDS: Record<string, DrillKind> = { src_ip: "src_ip", username: "username", password: "password", input: "command", command: "command", hassh: "hassh", country: "country", asn: "asn" };
+
+/**
+ * Where a manifest table's value leads: a credential pair (`username,password`) to the events
+ * that tried both, a field with a drill-down to it, any other to the events of the entry's type
+ * (a type ending in `.*` names several: the link keeps to the scope).
+ */
+function entryHref(entry: DashboardEntry, where: LinkScope): (v: string) => string {
+  const exact = entry.event_type.endsWith(".*") ? {} : { event_type: entry.event_type };
+  if (entry.field === "username,password") return (v) => pairHref(v, { ...where, ...exact });
+  const kind = DRILL_FIELDS[entry.field];
+  if (kind === "src_ip") return attackerHref;
+  return kind ? (v) => drillHref(kind, v, { ...where, ...exact }) : () => eventsHref({ ...where, ...exact });
+}
 
 /** A top table whose values link to the scope's events over the range (addresses to their attacker page). */
-function Top({ rows, label, kind, scope, when, testid, show, extra }: { rows: TopEntry[] | undefined; label: string; kind: DrillKind | null; scope: Scope; when: Record<string, string>; testid?: string; show?: (r: TopEntry) => string; extra?: Record<string, string> }) {
+function Top({ rows, label, kind, scope, when, testid, show }: { rows: TopEntry[] | undefined; label: string; kind: DrillKind; scope: Scope; when: Record<string, string>; testid?: string; show?: (r: TopEntry) => string }) {
   const where: LinkScope = { ...scope, ...when };
-  const href = (v: string) => (kind === "src_ip" ? attackerHref(v) : kind ? drillHref(kind, v, { ...where, ...extra }) : eventsHref({ ...where, ...extra }));
+  const href = (v: string) => (kind === "src_ip" ? attackerHref(v) : drillHref(kind, v, where));
   return <TopTable rows={rows} label={label} href={href} testid={testid} show={show} />;
 }
 
@@ -61,14 +83,12 @@ function EntryTable({ entry, scope, range, when }: { entry: DashboardEntry; scop
   return (
     <Card title={entry.title} id={`entry-${entry.event_type}-${entry.field}`.replace(/[^A-Za-z0-9_-]/g, "-")}>
       {missing ? <Unavailable what={entry.title} api="GET /api/v1/stats/top" /> : <ErrorNote error={r.error} />}
-      {r.data && (
-        <>
-          <Top rows={r.data.values} label={entry.field} kind={DRILL_FIELDS.has(entry.field) ? (entry.field as DrillKind) : null} scope={scope} when={when} extra={{ event_type: entry.event_type }} testid={`entry-${entry.field}`} />
-          {r.data.sampled && <p class="muted small">Counted over the range's most recent events.</p>}
-        </>
-      )}
-      <p class="muted small mono">
-        {entry.event_type} · {entry.field}
+      {r.data && <TopTable rows={r.data.values} label={entry.field.replaceAll(",", " / ")} href={entryHref(entry, { ...scope, ...when })} show={(x) => x.value} />}
+      <p class="muted small">
+        <span class="mono">
+          {entry.event_type} · {entry.field}
+        </span>
+        {r.data && ` · counted over the ${num(r.data.sampled)} most recent`}
       </p>
     </Card>
   );
@@ -86,7 +106,10 @@ export function Dashboard({ scope, kinds, query, fallback = DEFAULT_RANGE }: { s
   const cat = useAsync(() => get<{ kinds: KindWithDashboard[] }>("/api/v1/catalogue"), []);
   const { series, version, error } = useTimelines([range], scope);
   const top = stats.data?.top as StatsTop | undefined;
-  const entries = (cat.data?.kinds ?? []).filter((k) => kinds.includes(k.name)).flatMap((k) => k.dashboard ?? []);
+  const mine = (cat.data?.kinds ?? []).filter((k) => kinds.includes(k.name));
+  const entries = mine.flatMap((k) => k.dashboard ?? []);
+  // A list every kind's manifest has a table of (cowrie's commands, its HASSHes) is not shown twice.
+  const own = (field: string) => mine.length > 0 && mine.length === kinds.length && mine.every((k) => k.dashboard?.some((e) => e.field === field));
   const common = { scope, when: linkRange(query, range) };
   return (
     <section class="dashboard" aria-label="Dashboard" data-testid="dashboard">
@@ -125,18 +148,20 @@ export function Dashboard({ scope, kinds, query, fallback = DEFAULT_RANGE }: { s
           <Card title="Passwords" id="dash-passwords">
             <Top rows={top.passwords} label="password" kind="password" {...common} testid="dash-passwords" />
           </Card>
-          {top.credentials && (
+          {top.credentials && !own("username,password") && (
             <Card title="Credentials (username / password)" id="dash-credentials">
-              <TopTable rows={top.credentials} label="username / password" testid="dash-credentials" />
+              <TopTable rows={top.credentials} label="username / password" href={(v) => pairHref(v, { ...scope, ...common.when })} testid="dash-credentials" />
             </Card>
           )}
-          <Card title="Commands" id="dash-commands">
-            {top.commands ? <Top rows={top.commands} label="command" kind="command" {...common} testid="dash-commands" /> : <Unavailable what="Commands" api="top.commands in GET /api/v1/stats" />}
-          </Card>
+          {!own("input") && (
+            <Card title="Commands" id="dash-commands">
+              {top.commands ? <Top rows={top.commands} label="command" kind="command" {...common} testid="dash-commands" /> : <Unavailable what="Commands" api="top.commands in GET /api/v1/stats" />}
+            </Card>
+          )}
           <Card title="Event types" id="dash-types">
             <Top rows={top.event_types} label="event type" kind="event_type" {...common} testid="dash-types" />
           </Card>
-          {top.hassh && top.hassh.length > 0 && (
+          {top.hassh && top.hassh.length > 0 && !own("hassh") && (
             <Card title="SSH clients (HASSH)" id="dash-hassh">
               <Top rows={top.hassh} label="HASSH" kind="hassh" {...common} testid="dash-hassh" />
             </Card>

@@ -28,9 +28,13 @@ export function NodesPage() {
       <span class="muted">
         (<DrillLink kind="pot_type" value={p.pot_type} />)
       </span>{" "}
-      <Status value={p.status} />
+      <Status value={p.status} />{" "}
+      <a class="small" href={`/pots/${encodeURIComponent(p.pot_id)}`} title={`The dashboard of ${p.pot_id}`}>
+        dashboard
+      </a>
     </span>
   );
+  const kinds = [...new Set(pots?.honeypots.map((p) => p.pot_type))].sort();
   return (
     <main id="main">
       <h1>Nodes</h1>
@@ -78,6 +82,19 @@ export function NodesPage() {
           </tbody>
         </table>
       </div>
+      {kinds.length > 0 && (
+        <p data-testid="kind-dashboards">
+          <span class="muted">Dashboards by kind: </span>
+          {kinds.map((k, i) => (
+            <Fragment key={k}>
+              {i > 0 && " · "}
+              <a href={`/kinds/${encodeURIComponent(k)}`}>
+                <bdi>{k}</bdi>
+              </a>
+            </Fragment>
+          ))}
+        </p>
+      )}
     </main>
   );
 }

@@ -12,6 +12,7 @@ import { openFeed } from "../feed";
 import { asName, countryName, num } from "../format";
 import { attackerHref, drillHref, type Scope as LinkScope } from "../links";
 import { RangeChart, stepWords, useTimelines } from "../timeline";
+import { pairHref, type StatsTop } from "./dashboard";
 import { isLive, rangeLabel, rangeParams, rangeShort, linkRange, readRange, TimeRangePicker, withRange } from "../timerange";
 
 const DEFAULT_RANGE = "24h";
@@ -86,6 +87,7 @@ export function OverviewPage({ query }: { query: URLSearchParams }) {
   const { series, version, error } = useTimelines([LAST_HOUR, range]);
   const [hour, chosen] = series;
   const s = stats.data;
+  const pairs = (s?.top as StatsTop | undefined)?.credentials;
   const lastHour = hour ? hour.counts.reduce((a, b) => a + b, 0) : null;
   const perMinute = hour ? (hour.counts[hour.counts.length - 2] ?? 0) : null;
   const span = rangeShort(range);
@@ -140,6 +142,11 @@ export function OverviewPage({ query }: { query: URLSearchParams }) {
           <Card title={`Top passwords (${span})`} id="top-passwords">
             <TopTable rows={s.top.passwords} label="password" href={drill("password")} testid="top-passwords" />
           </Card>
+          {pairs && (
+            <Card title={`Top credentials (${span})`} id="top-credentials">
+              <TopTable rows={pairs} label="username / password" href={(v) => pairHref(v, where)} testid="top-credentials" />
+            </Card>
+          )}
           <Card title={`Top event types (${span})`} id="top-types">
             <TopTable rows={s.top.event_types} label="event type" href={drill("event_type")} testid="top-types" />
           </Card>
