@@ -18,6 +18,18 @@ export const ConfigKey = Type.Object({
 });
 export type ConfigKey = Static<typeof ConfigKey>;
 
+/**
+ * A table of a kind's dashboard: the most frequent values of one field (or a combination, like
+ * `username,password`) of one event type (or every type a `<prefix>.*` starts), as
+ * `GET /api/v1/stats/top` counts them. The console draws one per entry.
+ */
+export const DashboardEntry = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 60, examples: ["URLs"] }),
+  event_type: Type.String({ pattern: "^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*(\\.\\*)?$", examples: ["web.request", "cowrie.login.*"] }),
+  field: Type.String({ pattern: "^[^.,]+(\\.[^.,]+)*(,[^.,]+(\\.[^.,]+)*){0,3}$", examples: ["path", "username,password"] }),
+});
+export type DashboardEntry = Static<typeof DashboardEntry>;
+
 export const Manifest = Type.Object({
   name: Type.String({ pattern: "^[a-z0-9][a-z0-9_-]*$", examples: ["cowrie"] }),
   aliases: Type.Array(Type.String(), { default: [] }),
@@ -30,5 +42,7 @@ export const Manifest = Type.Object({
   config: Type.Record(Type.String({ pattern: "^[a-z][a-z0-9_]*$" }), ConfigKey),
   /** Event ids the kind emits, for documentation. */
   events: Type.Optional(Type.Array(Type.String())),
+  /** What the kind records worth a top list on its dashboard (the console's kind, pot and node pages). */
+  dashboard: Type.Optional(Type.Array(DashboardEntry, { maxItems: 24 })),
 });
 export type Manifest = Static<typeof Manifest>;

@@ -11,7 +11,7 @@ import { bloomHas } from "./bloom";
 import { COUNT_KINDS, DAY_HOURS, HOUR_MS, SEG_SIZE, readDailyThrough, type CountKind, type SourceEntry, type TypeEntry } from "./event-store";
 import { isKexType } from "./hassh";
 import type { TopEntry } from "./read-limits";
-import { COMMAND_EVENT, countPlan, fieldValues, hasSourceFilter, readRecent, StatsSample, Tally, type SegmentSpan, type SourceFilter, type StatsRange } from "./stats-range";
+import { COMMAND_EVENT, countPlan, fieldsValues, hasSourceFilter, readRecent, StatsSample, Tally, type SegmentSpan, type SourceFilter, type StatsRange } from "./stats-range";
 
 export type { TopEntry };
 import type { Db } from "./index";
@@ -40,6 +40,8 @@ export interface EventFilter {
   srcIp?: string;
   /** The SSH client fingerprint of key exchange events (hassh.ts), lower-case hex. */
   hassh?: string;
+  /** Only event types whose name passes (the types dictionary is read for them): `<kind>.login.*` and the like. */
+  eventTypeMatch?: (name: string) => boolean;
   /** Source addresses enriched with this country (ISO 3166 code) and/or ASN (event_addresses). */
   country?: string;
   asn?: number;
@@ -93,19 +95,19 @@ export async function topCommands<E>(
 }
 
 /**
- * The most frequent values of a data field (stats-range.ts fieldValues) among the range's most
+ * The most frequent values of a data field or combination of fields (stats-range.ts fieldsValues) among the range's most
  * recent matching events, and how many events were read (every backend).
  */
 export async function topField<E>(
   page: (filter: EventFilter, cursor: number | null) => MaybePromise<{ events: E[]; nextCursor: number | null }>,
   dataOf: (e: E) => Record<string, unknown>,
   filter: EventFilter,
-  path: readonly string[],
+  paths: readonly (readonly string[])[],
   top: number,
 ): Promise<{ values: TopEntry[]; sampled: number }> {
   const counts = new Tally();
   const sampled = await readRecent(page, filter, (e) => {
-    for (const v of fieldValues(dataOf(e), path)) counts.add(v);
+    for (const v of fieldsValues(dataOf(e), paths)) counts.add(v);
   });
   return { values: counts.top(top), sampled };
 }
@@ -125,8 +127,9 @@ export interface StatsSummary {
   /** Events the top lists were counted over, when read from the events (a filter); null: from the counters. */
   sampled: number | null;
   top: Record<CountKind, TopEntry[]>;
-  /** The commands, when the sample counted them (a filter). */
+  /** The commands and credential pairs, when the sample counted them (a filter). */
   commands?: TopEntry[];
+  credentials?: TopEntry[];
 }
 
 /** What `statsOver` is asked: a range, a filter, entries per list. */
@@ -196,8 +199,8 @@ export class EventQueries implements EventReader {
     );
   }
 
-  topField(filter: EventFilter, path: readonly string[], top: number): Promise<{ values: TopEntry[]; sampled: number }> {
-    return topField((f, cursor) => this.listStored(f, 1000, cursor), (e) => JSON.parse(e.data) as Record<string, unknown>, filter, path, top);
+  topField(filter: EventFilter, paths: readonly (readonly string[])[], top: number): Promise<{ values: TopEntry[]; sampled: number }> {
+    return topField((f, cursor) => this.listStored(f, 1000, cursor), (e) => JSON.parse(e.data) as Record<string, unknown>, filter, paths, top);
   }
 
   get(id: number): EventRow | null {
@@ -226,6 +229,11 @@ export class EventQueries implements EventReader {
       const typeId = this.db.select({ id: eventTypes.id }).from(eventTypes).where(eq(eventTypes.name, filter.eventType)).get()?.id;
       if (typeId === undefined) return { events: [], nextCursor: null };
       typeIds = [typeId];
+    }
+    if (filter.eventTypeMatch !== undefined) {
+      const pass = filter.eventTypeMatch;
+      const ids = this.db.select().from(eventTypes).all().filter((t) => pass(t.name)).map((t) => t.id);
+      typeIds = typeIds === null ? ids : typeIds.filter((id) => ids.includes(id));
     }
     if (filter.hassh !== undefined) {
       // Only key exchange events carry one: the segments without them are skipped by their type keys.
@@ -365,7 +373,7 @@ export class EventQueries implements EventReader {
     const sampled = sources.length === 0 ? 0 : await readRecent((filter, cursor) => this.listStored(filter, 1000, cursor), { ...f, since: range.from, until: range.to }, (e) => sample.add({ srcIp: e.srcIp, eventType: e.eventType, data: JSON.parse(e.data) }));
     const lists = await sample.lists(top, (ips) => addressGeo(this.db, ips));
     const counted = this.db.$client.transaction(() => ({ total: this.totalEvents(), window: sources.length === 0 ? 0 : this.countRange(range, sources) }))();
-    return { totalEvents: counted.total, windowEvents: counted.window, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands };
+    return { totalEvents: counted.total, windowEvents: counted.window, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands, credentials: lists.credentials };
   }
 
   private totalEvents(): number {

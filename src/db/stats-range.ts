@@ -82,7 +82,7 @@ export function topOf(counts: Map<string, number>, n: number): TopEntry[] {
 /**
  * A field of an event's data by its path: `url`, `data.url` (the same: `data.` is the event's
  * data) or a nested `request.headers.user-agent`. Text as it is, numbers and booleans as text;
- * each element of an array of such; null for anything else (missing, an object, null).
+ * each element of an array of such; nothing for anything else (missing, an object, null).
  */
 export function fieldValues(data: Record<string, unknown>, path: readonly string[]): string[] {
   let v: unknown = data;
@@ -96,22 +96,51 @@ export function fieldValues(data: Record<string, unknown>, path: readonly string
   return s === null ? [] : [s];
 }
 
-/** A field path as REST takes it, split into keys (`data.` dropped); null when it is not one. */
-export function fieldPath(raw: string): string[] | null {
-  const keys = raw.split(".");
-  if (keys[0] === "data" && keys.length > 1) keys.shift();
-  return keys.every((k) => k !== "") ? keys : null;
+/** Between the values of a combined field (`username,password`): `root / 123456`. */
+export const FIELD_JOIN = " / ";
+
+/**
+ * The values an event counts for: those of one path, or for several (a combination like
+ * `username,password`) their first values joined by FIELD_JOIN, when the event has them all.
+ */
+export function fieldsValues(data: Record<string, unknown>, paths: readonly (readonly string[])[]): string[] {
+  if (paths.length === 1) return fieldValues(data, paths[0]!);
+  const parts: string[] = [];
+  for (const p of paths) {
+    const v = fieldValues(data, p)[0];
+    if (v === undefined) return [];
+    parts.push(v);
+  }
+  return [parts.join(FIELD_JOIN)];
 }
+
+/**
+ * A field as REST takes it, split into paths of keys (`data.` dropped): one path (`url`,
+ * `data.request.method`) or several joined by commas (`username,password`); null when it is not one.
+ */
+export function fieldPaths(raw: string): string[][] | null {
+  const paths = raw.split(",").map((one) => {
+    const keys = one.split(".");
+    if (keys[0] === "data" && keys.length > 1) keys.shift();
+    return keys;
+  });
+  return paths.length <= 4 && paths.every((keys) => keys.every((k) => k !== "")) ? paths : null;
+}
+
+/** The event types whose `username` and `password` the credential pairs are read from: `<kind>.login.*`. */
+export const isLoginType = (name: string): boolean => name.includes(".login.");
+
+/** The paths of a credential pair. */
+export const CREDENTIAL_PAIR: readonly (readonly string[])[] = [["username"], ["password"]];
 
 /** Where the command lists read `input`: the commands' event type (topCommands in event-queries.ts). */
 export const COMMAND_EVENT = "cowrie.command.input";
 
 /** The top lists a filtered stats answer counts over its sample: every counter kind, and the commands. */
 export class StatsSample {
-  private readonly tallies = new Map<CountKind | "commands", Tally>();
-  read = 0;
+  private readonly tallies = new Map<CountKind | "commands" | "credentials", Tally>();
 
-  private tally(kind: CountKind | "commands"): Tally {
+  private tally(kind: CountKind | "commands" | "credentials"): Tally {
     let t = this.tallies.get(kind);
     if (!t) this.tallies.set(kind, (t = new Tally()));
     return t;
@@ -124,6 +153,7 @@ export class StatsSample {
     const { username, password, hassh, input } = e.data;
     if (typeof username === "string") this.tally("username").add(username);
     if (typeof password === "string") this.tally("password").add(password);
+    if (typeof username === "string" && typeof password === "string" && isLoginType(e.eventType)) this.tally("credentials").add(username + FIELD_JOIN + password);
     if (typeof hassh === "string" && hassh !== "" && isKexType(e.eventType)) this.tally("hassh").add(hassh);
     if (typeof input === "string" && e.eventType === COMMAND_EVENT) this.tally("commands").add(input);
   }
@@ -132,7 +162,7 @@ export class StatsSample {
    * The lists, the countries and ASNs by the sampled addresses' enrichment (one lookup per
    * distinct address).
    */
-  async lists(top: number, geo: (ips: string[]) => MaybePromise<Map<string, { country: string | null; asn: number | null }>>): Promise<{ top: Record<CountKind, TopEntry[]>; commands: TopEntry[] }> {
+  async lists(top: number, geo: (ips: string[]) => MaybePromise<Map<string, { country: string | null; asn: number | null }>>): Promise<{ top: Record<CountKind, TopEntry[]>; commands: TopEntry[]; credentials: TopEntry[] }> {
     const ips = this.tally("src_ip").counts;
     const where = await geo([...ips.keys()]);
     const country = this.tally("country");
@@ -143,7 +173,7 @@ export class StatsSample {
       if (g?.asn !== null && g?.asn !== undefined) asn.counts.set(String(g.asn), (asn.counts.get(String(g.asn)) ?? 0) + n);
     }
     const kinds: CountKind[] = ["src_ip", "username", "password", "event_type", "country", "asn", "hassh"];
-    return { top: Object.fromEntries(kinds.map((k) => [k, this.tally(k).top(top)])) as Record<CountKind, TopEntry[]>, commands: this.tally("commands").top(top) };
+    return { top: Object.fromEntries(kinds.map((k) => [k, this.tally(k).top(top)])) as Record<CountKind, TopEntry[]>, commands: this.tally("commands").top(top), credentials: this.tally("credentials").top(top) };
   }
 }
 

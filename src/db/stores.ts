@@ -63,8 +63,8 @@ export interface EventReader {
   statsOver(ask: StatsAsk): MaybePromise<StatsSummary>;
   /** The most typed commands among the range's most recent command events (read-limits.ts COMMANDS_SAMPLE). */
   topCommands(since: number, top: number, until?: number): Promise<TopEntry[]>;
-  /** The most frequent values of a data field among the most recent events matching `filter` (stats-range.ts RECENT_SAMPLE), and how many were read. */
-  topField(filter: EventFilter, path: readonly string[], top: number): Promise<{ values: TopEntry[]; sampled: number }>;
+  /** The most frequent values of a data field (or combination: `username,password`) among the most recent events matching `filter` (stats-range.ts RECENT_SAMPLE), and how many were read. */
+  topField(filter: EventFilter, paths: readonly (readonly string[])[], top: number): Promise<{ values: TopEntry[]; sampled: number }>;
   /**
    * A page as its events' stored text, for a backend whose events only this process writes
    * (SQLite): its pages change only when this process commits, so REST keeps them between

@@ -4,6 +4,7 @@
  * through the event socket to a real Core (SQLite, PostgreSQL and a cluster by the test switch).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { parseManifest } from "../../src/catalogue/loader";
 import { stringify } from "../../src/protocol/json";
 import { BIG_ID, EventStreamClient, getJson, registerNode, settled, startTestCore, type TestCore } from "../helpers";
 
@@ -66,6 +67,7 @@ describe("GET /api/v1/stats over a range", () => {
     expect(s.top.usernames).toEqual(counts({ root: 2, admin: 1 }));
     expect(s.top.event_types).toEqual(counts({ "web.request": 4, "cowrie.login.failed": 3, "cowrie.command.input": 1 }));
     expect(s.top.commands).toEqual(counts({ "uname -a": 1 }));
+    expect(s.top.credentials).toEqual(counts({ "admin / 123456": 1, "root / 123456": 1, "root / admin": 1 }));
   });
 
   test("from/to: window_events is exact for any range, the top lists count the whole hours it reaches into", async () => {
@@ -97,6 +99,7 @@ describe("GET /api/v1/stats over a range", () => {
     const part = await stats(`from=${iso(T + 10 * MIN)}&to=${iso(T + 20 * MIN)}&pot_type=cowrie`);
     expect(part).toMatchObject({ window_events: 1, sampled: 1, top_start: iso(T + 10 * MIN) });
     expect(part.top.passwords).toEqual(counts({ one: 1 }));
+    expect(part.top.credentials).toEqual(counts({ "old / one": 1 }));
     const none = await stats("window=24h&node_id=7&pot_type=cowrie");
     expect(none).toMatchObject({ window_events: 0, sampled: 0, top: { src_ips: [], event_types: [] } });
   });
@@ -156,16 +159,51 @@ describe("GET /api/v1/stats/top", () => {
     expect((await top("field=headers&pot_id=web-1")).values).toEqual(counts({ "Host: x": 1 }));
     expect(await top(`field=password&node_id=edge-a&from=${iso(T)}&to=${iso(T + 30 * MIN)}`)).toMatchObject({ window: "custom", event_type: null, values: counts({ one: 1 }), sampled: 1 });
     expect(await top("field=no.such.field&window=24h")).toMatchObject({ values: [], sampled: 10 });
+    // A combination (the credential pairs), of every type a prefix starts.
+    expect(await top("field=username,data.password&event_type=cowrie.login.*&window=24h&top=2")).toMatchObject({
+      event_type: "cowrie.login.*",
+      values: counts({ "admin / 123456": 1, "old / one": 1 }),
+      sampled: 5,
+    });
     expect(await top("field=path&event_type=web.request&pot_type=cowrie")).toMatchObject({ values: [], sampled: 0 });
   });
 
   test("a missing or malformed field is a 400", async () => {
     for (const [query, message] of [
       ["window=1h", "query parameter field is required: the path of a data field, like path or data.url"],
-      ["field=a..b", 'query parameter field must be keys joined by dots, like url or data.request.method, got "a..b"'],
+      ["field=a..b", 'query parameter field must be keys joined by dots, like url or data.request.method, or up to 4 of them joined by commas, like username,password; got "a..b"'],
+      ["field=a,", 'query parameter field must be keys joined by dots, like url or data.request.method, or up to 4 of them joined by commas, like username,password; got "a,"'],
     ]) {
       const r = await getJson(`${core.api}/api/v1/stats/top?${query}`);
       expect([r.status, r.body.error?.message]).toEqual([400, message]);
+    }
+  });
+});
+
+describe("the kinds' dashboards", () => {
+  test("GET /api/v1/catalogue gives each built-in kind's dashboard: fields of events it emits, each a table GET /api/v1/stats/top answers", async () => {
+    const kinds = (await getJson(`${core.api}/api/v1/catalogue`)).body.kinds as { name: string; events: string[]; dashboard: { title: string; event_type: string; field: string }[] }[];
+    expect(kinds.map((k) => k.name).sort()).toEqual(["adb", "cowrie", "docker", "honnypotter", "mysql", "redis", "tcp", "web"]);
+    for (const k of kinds) {
+      expect([k.name, k.dashboard.length > 0]).toEqual([k.name, true]);
+      for (const d of k.dashboard) {
+        const emitted = d.event_type.endsWith(".*") ? k.events.some((e) => e.startsWith(d.event_type.slice(0, -1))) : k.events.includes(d.event_type);
+        expect([k.name, d.event_type, emitted]).toEqual([k.name, d.event_type, true]);
+      }
+    }
+    const cowrie = kinds.find((k) => k.name === "cowrie")!;
+    expect(cowrie.dashboard).toContainEqual({ title: "Credentials", event_type: "cowrie.login.*", field: "username,password" });
+    // The web kind's URL table, as the console asks for it, over the events sent above.
+    const web = kinds.find((k) => k.name === "web")!.dashboard.find((d) => d.title === "URLs")!;
+    const urls = (await getJson(`${core.api}/api/v1/stats/top?${new URLSearchParams({ field: web.field, event_type: web.event_type, pot_id: "web-1", window: "1h" })}`)).body;
+    expect(urls.values).toEqual(counts({ "/.env": 2, "/wp-login.php": 1 }));
+  });
+
+  test("a manifest's dashboard entry with a malformed field or event type is refused", () => {
+    const manifest = (dashboard: unknown) => JSON.stringify({ name: "k", description: "d", entry: ["x"], config: {}, events: ["k.a"], dashboard });
+    expect(parseManifest(manifest([{ title: "A", event_type: "k.a", field: "x.y" }]))).toMatchObject({ dashboard: [{ field: "x.y" }] });
+    for (const bad of [{ title: "A", event_type: "k.a", field: "x..y" }, { title: "A", event_type: "k a", field: "x" }, { title: "", event_type: "k.a", field: "x" }, { title: "A", field: "x" }]) {
+      expect(typeof parseManifest(manifest([bad]))).toBe("string");
     }
   });
 });

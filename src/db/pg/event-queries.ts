@@ -60,8 +60,8 @@ export class PgEventQueries implements EventReader {
     );
   }
 
-  topField(filter: EventFilter, path: readonly string[], top: number): Promise<{ values: TopEntry[]; sampled: number }> {
-    return topField((f, cursor) => this.list(f, 1000, cursor), (e) => e.data, filter, path, top);
+  topField(filter: EventFilter, paths: readonly (readonly string[])[], top: number): Promise<{ values: TopEntry[]; sampled: number }> {
+    return topField((f, cursor) => this.list(f, 1000, cursor), (e) => e.data, filter, paths, top);
   }
 
   async ingestStart(): Promise<IngestStart> {
@@ -103,6 +103,11 @@ export class PgEventQueries implements EventReader {
       const [t] = await sql`select id from event_types where name = ${filter.eventType}`;
       if (!t) return { events: [], nextCursor: null };
       typeIds = [t.id];
+    }
+    if (filter.eventTypeMatch !== undefined) {
+      const pass = filter.eventTypeMatch;
+      const ids = (await sql`select id, name from event_types`).filter((t: TypeEntry) => pass(t.name)).map((t: TypeEntry) => t.id);
+      typeIds = typeIds === null ? ids : typeIds.filter((id) => ids.includes(id));
     }
     const hassh = filter.hassh;
     if (hassh !== undefined) {
@@ -207,7 +212,7 @@ export class PgEventQueries implements EventReader {
     const sampled = sources.length === 0 ? 0 : await readRecent((filter, cursor) => this.list(filter, 1000, cursor), { ...f, since: range.from, until: range.to }, (e) => sample.add({ srcIp: e.src_ip, eventType: e.event_type, data: e.data }));
     const lists = await sample.lists(top, (ips) => this.addressGeo(ips));
     const [totalEvents, windowEvents] = await Promise.all([this.totalEvents(), sources.length === 0 ? 0 : this.countRange(range, sources)]);
-    return { totalEvents, windowEvents, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands };
+    return { totalEvents, windowEvents, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands, credentials: lists.credentials };
   }
 
   private async addressGeo(ips: string[]): Promise<Map<string, { country: string | null; asn: number | null }>> {

@@ -24,6 +24,7 @@ export const catalogueApi = (root = BUILTIN_CATALOGUE) =>
           description: m.description,
           config: Object.fromEntries(Object.entries(m.config).map(([k, v]) => [k, { default: v.default, description: v.description, port: v.port ?? false }])),
           events: m.events ?? [],
+          dashboard: m.dashboard ?? [],
         })),
         problems: cat.problems,
       };

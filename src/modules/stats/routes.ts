@@ -19,6 +19,7 @@ import { errorResponses } from "../../core/http/errors";
 import { queryParams } from "../../core/http/query";
 import type { NodeNames } from "../../core/http/node-ref";
 import { askedRange, rangeParams, sourceFilter } from "./range";
+import { CREDENTIAL_PAIR, isLoginType } from "../../db/stats-range";
 
 
 const StatsQuery = queryParams(
@@ -61,7 +62,11 @@ export const statsApi = (deps: {
       const top = query.top ?? 10;
       const { range } = asked;
       const s = await deps.queries.statsOver({ range, top, filter });
-      const [asns, commands] = await Promise.all([withOrgs(deps.addresses, s.top.asn), s.commands ?? deps.queries.topCommands(range.from, top, range.to)]);
+      const [asns, commands, credentials] = await Promise.all([
+        withOrgs(deps.addresses, s.top.asn),
+        s.commands ?? deps.queries.topCommands(range.from, top, range.to),
+        s.credentials ?? deps.queries.topField({ since: range.from, until: range.to, eventTypeMatch: isLoginType }, CREDENTIAL_PAIR, top).then((t) => t.values),
+      ]);
       const { received, committed, rejected, connections, pending, duplicates, unreadable_timestamps } = deps.counters?.() ?? deps.ingest.counters;
       const iso = (ms: number) => new Date(ms).toISOString();
       return {
@@ -85,6 +90,7 @@ export const statsApi = (deps: {
           countries: s.top.country,
           asns,
           commands,
+          credentials,
           hassh: s.top.hassh,
         },
         geo_attribution: deps.geo?.attribution,
@@ -97,7 +103,7 @@ export const statsApi = (deps: {
         tags: ["Stats"],
         summary: "Event statistics",
         description:
-          "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands and SSH client fingerprints (HASSH) over a time range (a `window` back from now, or `from`/`to`), of one node, pot or kind if asked, with the credit the geolocation data asks for. `window_events` is exact for any range. Without a filter the top lists come from hourly counters and count the whole hours the range reaches into (`top_start`..`top_end`); with a node/pot/kind filter they are counted over the range's most recent matching events (`sampled` says how many).",
+          "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands, credential pairs and SSH client fingerprints (HASSH) over a time range (a `window` back from now, or `from`/`to`), of one node, pot or kind if asked, with the credit the geolocation data asks for. `window_events` is exact for any range. Without a filter the top lists come from hourly counters and count the whole hours the range reaches into (`top_start`..`top_end`); with a node/pot/kind filter they are counted over the range's most recent matching events (`sampled` says how many).",
       },
     },
   );

@@ -61,6 +61,11 @@ export const Stats = Type.Object(
         example: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
       })),
       commands: Type.Optional(TopList(`commands typed (cowrie.command.input), counted over the window's most recent ${COMMANDS_SAMPLE.toLocaleString("en")} command events`, [{ value: "uname -a", count: 1204 }])),
+      credentials: Type.Optional(
+        TopList(`username / password pairs tried (\`username\` and \`password\` of \`<kind>.login.*\` events, as \`root / 123456\`), counted over the range's most recent ${COMMANDS_SAMPLE.toLocaleString("en")} login events`, [
+          { value: "root / 123456", count: 640 },
+        ]),
+      ),
       hassh: Type.Optional(
         TopList("SSH client fingerprints (HASSH: the `hassh` of key exchange events, `cowrie.client.kex`, one per SSH connection; the events' `hassh` filter finds them)", [
           { value: "472b5de333ad665af5cbf10ff892c4df", count: 812 },
@@ -103,6 +108,7 @@ export const Stats = Type.Object(
         countries: [{ value: "CN", count: 20544 }],
         asns: [{ value: "4134", as_org: "Chinanet", count: 9120 }],
         commands: [{ value: "uname -a", count: 1204 }],
+        credentials: [{ value: "root / 123456", count: 640 }],
         hassh: [{ value: "472b5de333ad665af5cbf10ff892c4df", count: 812 }],
       },
       geo_attribution: {
@@ -119,11 +125,11 @@ export type Stats = typeof Stats.static;
 export const FieldTop = Type.Object(
   {
     field: Type.String({ description: "The field, as asked." }),
-    event_type: Type.Union([Type.String(), Type.Null()], { description: "The event type asked for; null: every type." }),
+    event_type: Type.Union([Type.String(), Type.Null()], { description: "The event type asked for (`<prefix>.*`: every type it starts); null: every type." }),
     window: Type.String({ description: "The window asked for, or `custom` for a `from`/`to` range." }),
     window_start: Type.String({ description: "Start of the range (ISO 8601, inclusive)." }),
     window_end: Type.String({ description: "End of the range (ISO 8601, exclusive)." }),
-    values: Type.Array(TopEntry, { description: "Most frequent values first (ties by value); text as it is, numbers and booleans as text, each element of an array; events without the field (or with an object there) count for nothing." }),
+    values: Type.Array(TopEntry, { description: "Most frequent values first (ties by value); text as it is, numbers and booleans as text, each element of an array; events without the field (or with an object there) count for nothing. Several fields: their first values joined by ` / `, of the events that have them all." }),
     sampled: Type.Integer({ minimum: 0, description: `Events read: the range's most recent matching events, at most ${COMMANDS_SAMPLE.toLocaleString("en")}.` }),
   },
   {
