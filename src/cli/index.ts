@@ -1,9 +1,10 @@
 /**
  * The management commands of `honeybee`, registered on the program that main.ts builds:
  * nodes, node show, pots, install, start, stop, restart, status, logs, metrics, remove, events,
- * stats, sessions, session, catalogue, up.
+ * stats, sessions, session, artifacts, catalogue, up.
  */
 import type { Command } from "commander";
+import { registerArtifactCommands } from "./artifacts";
 import { registerCatalogueCommand } from "./catalogue";
 import { registerEventCommands } from "./events";
 import { registerNodeCommands } from "./nodes";
@@ -22,5 +23,6 @@ export function registerCliCommands(program: Command): void {
   registerPotAnswerCommands(program);
   registerEventCommands(program);
   registerSessionCommands(program);
+  registerArtifactCommands(program);
   registerCatalogueCommand(program);
 }
