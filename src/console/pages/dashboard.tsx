@@ -88,7 +88,7 @@ function EntryTable({ entry, scope, range, when }: { entry: DashboardEntry; scop
         <span class="mono">
           {entry.event_type} · {entry.field}
         </span>
-        {r.data && ` · counted over the ${num(r.data.sampled)} most recent`}
+        {r.data && ` · ${num(r.data.sampled)} ${r.data.sampled === 1 ? "event" : "events"} read`}
       </p>
     </Card>
   );
@@ -110,6 +110,8 @@ export function Dashboard({ scope, kinds, query, fallback = DEFAULT_RANGE }: { s
   const entries = mine.flatMap((k) => k.dashboard ?? []);
   // A list every kind's manifest has a table of (cowrie's commands, its HASSHes) is not shown twice.
   const own = (field: string) => mine.length > 0 && mine.length === kinds.length && mine.every((k) => k.dashboard?.some((e) => e.field === field));
+  // Commands, for kinds that have a shell (or whose manifest this Core does not know).
+  const commands = !own("input") && (mine.length < kinds.length || mine.some((k) => k.events.some((e) => e.includes(".command."))) || (top?.commands?.length ?? 0) > 0);
   const common = { scope, when: linkRange(query, range) };
   return (
     <section class="dashboard" aria-label="Dashboard" data-testid="dashboard">
@@ -153,7 +155,7 @@ export function Dashboard({ scope, kinds, query, fallback = DEFAULT_RANGE }: { s
               <TopTable rows={top.credentials} label="username / password" href={(v) => pairHref(v, { ...scope, ...common.when })} testid="dash-credentials" />
             </Card>
           )}
-          {!own("input") && (
+          {commands && (
             <Card title="Commands" id="dash-commands">
               {top.commands ? <Top rows={top.commands} label="command" kind="command" {...common} testid="dash-commands" /> : <Unavailable what="Commands" api="top.commands in GET /api/v1/stats" />}
             </Card>
