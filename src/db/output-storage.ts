@@ -12,7 +12,27 @@ type MaybePromise<T> = T | Promise<T>;
 export interface StoredDefinition {
   name: string;
   definition: unknown;
+  /** Paused over REST: kept, not run (an output keeps its position, a rule raises nothing). */
+  paused: boolean;
+  /** Kept by an edit, new when a definition is removed and made anew under its name. */
   createdAt: number;
+}
+
+/**
+ * The stored JSON of a definition: the definition itself, with `"$paused": true` while it is
+ * paused (a key no definition has: their schemas take no unknown key).
+ */
+export const PAUSED_KEY = "$paused";
+
+export function encodeDefinition(definition: unknown, paused: boolean): string {
+  return JSON.stringify(paused ? { ...(definition as object), [PAUSED_KEY]: true } : definition);
+}
+
+export function decodeDefinition(row: { name: string; definition: string; createdAt: number }): StoredDefinition {
+  const parsed = JSON.parse(row.definition);
+  const paused = parsed !== null && typeof parsed === "object" && parsed[PAUSED_KEY] === true;
+  if (paused) delete parsed[PAUSED_KEY];
+  return { name: row.name, definition: parsed, paused, createdAt: row.createdAt };
 }
 
 /**
@@ -50,10 +70,17 @@ export interface OutputStorage {
   outputs(): MaybePromise<StoredDefinition[]>;
   /** False when an output of that name exists already. */
   addOutput(name: string, type: string, definition: unknown): MaybePromise<boolean>;
+  /** Replaces the definition (keeping its position, creation time and paused state); false when there is none of that name. */
+  updateOutput(name: string, type: string, definition: unknown): MaybePromise<boolean>;
+  /** Pauses or resumes; false when there is no output of that name. */
+  pauseOutput(name: string, paused: boolean): MaybePromise<boolean>;
   /** Removes the definition and the output's position. */
   deleteOutput(name: string): MaybePromise<boolean>;
   rules(): MaybePromise<StoredDefinition[]>;
   addRule(name: string, definition: unknown): MaybePromise<boolean>;
+  /** Replaces the definition (keeping its paused state); `forgetSeen` drops the values it has seen (its `new_value` field changed). */
+  updateRule(name: string, definition: unknown, forgetSeen: boolean): MaybePromise<boolean>;
+  pauseRule(name: string, paused: boolean): MaybePromise<boolean>;
   /** Removes the definition and the values the rule has seen. */
   deleteRule(name: string): MaybePromise<boolean>;
   seenValues(rule: string): MaybePromise<string[]>;

@@ -4,7 +4,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "./index";
-import { ALONE, type OutputStorage, type StoredDefinition } from "./output-storage";
+import { ALONE, decodeDefinition, encodeDefinition, type OutputStorage, type StoredDefinition } from "./output-storage";
 import { alertRules, outputs, readerPositions, ruleSeen } from "./schema";
 
 export type { StoredDefinition };
@@ -59,13 +59,32 @@ export class OutputStore implements OutputStorage {
   }
 
   outputs(): StoredDefinition[] {
-    return this.db.select().from(outputs).all().map((r) => ({ name: r.name, definition: JSON.parse(r.definition), createdAt: r.createdAt }));
+    return this.db.select().from(outputs).all().map(decodeDefinition);
   }
 
   /** False when an output of that name exists already. */
   addOutput(name: string, type: string, definition: unknown): boolean {
     const r = this.db.insert(outputs).values({ name, type, definition: JSON.stringify(definition), createdAt: Date.now() }).onConflictDoNothing().run();
     return changes(r) === 1;
+  }
+
+  updateOutput(name: string, type: string, definition: unknown): boolean {
+    return this.rewrite(outputs, name, (old) => ({ type, definition: encodeDefinition(definition, old.paused) }));
+  }
+
+  pauseOutput(name: string, paused: boolean): boolean {
+    return this.rewrite(outputs, name, (old) => ({ definition: encodeDefinition(old.definition, paused) }));
+  }
+
+  /** Changes a stored definition's row as `change` says from what it holds; false when there is none. */
+  private rewrite<T extends typeof outputs | typeof alertRules>(table: T, name: string, change: (old: StoredDefinition) => Partial<T["$inferInsert"]>, before?: (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => void): boolean {
+    return this.db.transaction((tx) => {
+      const row = tx.select().from(table as typeof outputs).where(eq(table.name, name)).get();
+      if (!row) return false;
+      before?.(tx);
+      tx.update(table as typeof outputs).set(change(decodeDefinition(row))).where(eq(table.name, name)).run();
+      return true;
+    });
   }
 
   deleteOutput(name: string): boolean {
@@ -77,12 +96,21 @@ export class OutputStore implements OutputStorage {
   }
 
   rules(): StoredDefinition[] {
-    return this.db.select().from(alertRules).all().map((r) => ({ name: r.name, definition: JSON.parse(r.definition), createdAt: r.createdAt }));
+    return this.db.select().from(alertRules).all().map(decodeDefinition);
   }
 
   addRule(name: string, definition: unknown): boolean {
     const r = this.db.insert(alertRules).values({ name, definition: JSON.stringify(definition), createdAt: Date.now() }).onConflictDoNothing().run();
     return changes(r) === 1;
+  }
+
+  updateRule(name: string, definition: unknown, forgetSeen: boolean): boolean {
+    const forget = (tx: Parameters<Parameters<Db["transaction"]>[0]>[0]) => (forgetSeen ? tx.delete(ruleSeen).where(eq(ruleSeen.rule, name)).run() : undefined);
+    return this.rewrite(alertRules, name, (old) => ({ definition: encodeDefinition(definition, old.paused) }), forget);
+  }
+
+  pauseRule(name: string, paused: boolean): boolean {
+    return this.rewrite(alertRules, name, (old) => ({ definition: encodeDefinition(old.definition, paused) }));
   }
 
   deleteRule(name: string): boolean {

@@ -50,6 +50,39 @@ describe("outputs and rules on two instances", () => {
     await db?.drop();
   });
 
+  test("edited, paused and resumed on B, the output on A follows and keeps its position; a rule paused on B is paused on A", async () => {
+    using hook = receiver();
+    const url = `http://127.0.0.1:${hook.server.port}/hook`;
+    const on = async (core: CoreProcess) => (await getJson(`${core.api}/api/v1/outputs/edited`)).body;
+    const call = (core: CoreProcess, method: string, path: string, body?: unknown) =>
+      getJson(`${core.api}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    expect((await post(a, "/api/v1/outputs", { name: "edited", type: "webhook", url, event_types: ["test.numbered"], retry: { min_backoff_ms: 20, max_backoff_ms: 100 } })).status).toBe(201);
+    await until(async () => (await on(b))?.definition?.name === "edited", "the output on B");
+    await send(b, 1, 10);
+    await until(() => hook.got.length >= 10, "10 events at the webhook", 3000);
+
+    const { definition } = await on(a);
+    expect((await call(b, "PUT", "/api/v1/outputs/edited", { ...definition, batch_size: 3 })).status).toBe(200);
+    await until(async () => (await on(a)).definition.batch_size === 3, "the edit on A");
+    expect((await call(b, "POST", "/api/v1/outputs/edited/pause")).body.status.state).toBe("paused");
+    await until(async () => (await on(a)).status.state === "paused", "the pause on A");
+    await send(a, 11, 5);
+    await until(async () => (await on(a)).status.lag === 5 && (await on(b)).status.lag === 5, "a lag of 5 on both while paused", 3000);
+    expect(hook.got.length).toBe(10);
+
+    expect((await call(a, "POST", "/api/v1/outputs/edited/resume")).status).toBe(200);
+    await until(() => hook.got.length >= 15, "the events sent while it was paused", 3000);
+    await until(async () => (await on(a)).status.lag === 0 && (await on(b)).status.lag === 0 && !["paused"].includes((await on(b)).status.state), "both caught up", 3000);
+    expect(hook.seqs()).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+
+    expect((await post(a, "/api/v1/rules", { name: "paused-rule", match: { event_type: "never" } })).status).toBe(201);
+    await until(async () => (await getJson(`${b.api}/api/v1/rules/paused-rule`)).status === 200, "the rule on B");
+    expect((await call(b, "POST", "/api/v1/rules/paused-rule/pause")).body.paused).toBe(true);
+    await until(async () => (await getJson(`${a.api}/api/v1/rules/paused-rule`)).body.paused === true, "the rule paused on A");
+    for (const path of ["/api/v1/outputs/edited", "/api/v1/rules/paused-rule"]) expect((await call(b, "DELETE", path)).status).toBe(200);
+    await until(async () => (await getJson(`${a.api}/api/v1/outputs/edited`)).status === 404, "the output gone from A");
+  });
+
   test("defined on A, fed on B: each event delivered once, one alert per event, and the survivor takes over when the holder dies", async () => {
     using hook = receiver();
     const url = `http://127.0.0.1:${hook.server.port}/hook`;

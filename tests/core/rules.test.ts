@@ -98,7 +98,7 @@ describe("alert rules", () => {
 
       const created = await post({ name: "new-user", new_value: "data.username" });
       expect(created.status).toBe(201);
-      expect(created.body).toEqual({ rule: { name: "new-user", new_value: "data.username", severity: "medium", cooldown_ms: 600000, outputs: [] }, origin: "api" });
+      expect(created.body).toEqual({ rule: { name: "new-user", new_value: "data.username", severity: "medium", cooldown_ms: 600000, outputs: [] }, origin: "api", paused: false });
       expect((await post({ name: "new-user" })).status).toBe(409);
       expect((await getJson(`${core.api}/api/v1/rules`)).body.rules.map((r: any) => [r.rule.name, r.origin])).toEqual([
         ["from-config", "config"],

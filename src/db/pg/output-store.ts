@@ -10,9 +10,11 @@
  */
 import type { SQL } from "bun";
 import { eq } from "drizzle-orm";
-import type { OutputStorage, ReaderLeases, StoredDefinition } from "../output-storage";
+import { decodeDefinition, encodeDefinition, type OutputStorage, type ReaderLeases, type StoredDefinition } from "../output-storage";
 import { pgClient, type PgDb } from "./index";
 import { alertRules, outputs, readerPositions, ruleSeen } from "./schema";
+
+type Tx = Parameters<Parameters<PgDb["transaction"]>[0]>[0];
 
 export class PgOutputStore implements OutputStorage {
   readonly leases: PgReaderLeases;
@@ -39,12 +41,34 @@ export class PgOutputStore implements OutputStorage {
   }
 
   async outputs(): Promise<StoredDefinition[]> {
-    return (await this.db.select().from(outputs)).map((r) => ({ name: r.name, definition: JSON.parse(r.definition), createdAt: r.createdAt }));
+    return (await this.db.select().from(outputs)).map(decodeDefinition);
   }
 
   async addOutput(name: string, type: string, definition: unknown): Promise<boolean> {
     const r = await this.db.insert(outputs).values({ name, type, definition: JSON.stringify(definition), createdAt: Date.now() }).onConflictDoNothing().returning({ name: outputs.name });
     return r.length === 1;
+  }
+
+  async updateOutput(name: string, type: string, definition: unknown): Promise<boolean> {
+    return this.rewrite(outputs, name, (old) => ({ type, definition: encodeDefinition(definition, old.paused) }));
+  }
+
+  async pauseOutput(name: string, paused: boolean): Promise<boolean> {
+    return this.rewrite(outputs, name, (old) => ({ definition: encodeDefinition(old.definition, paused) }));
+  }
+
+  /**
+   * Changes a stored definition's row as `change` says from what it holds; false when there is
+   * none. Row-locked (`for update`), so an edit and a pause on two instances do not undo each other.
+   */
+  private rewrite<T extends typeof outputs | typeof alertRules>(table: T, name: string, change: (old: StoredDefinition) => Partial<T["$inferInsert"]>, before?: (tx: Tx) => Promise<unknown>): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.select().from(table as typeof outputs).where(eq(table.name, name)).for("update");
+      if (!row) return false;
+      await before?.(tx);
+      await tx.update(table as typeof outputs).set(change(decodeDefinition(row))).where(eq(table.name, name));
+      return true;
+    });
   }
 
   async deleteOutput(name: string): Promise<boolean> {
@@ -55,12 +79,21 @@ export class PgOutputStore implements OutputStorage {
   }
 
   async rules(): Promise<StoredDefinition[]> {
-    return (await this.db.select().from(alertRules)).map((r) => ({ name: r.name, definition: JSON.parse(r.definition), createdAt: r.createdAt }));
+    return (await this.db.select().from(alertRules)).map(decodeDefinition);
   }
 
   async addRule(name: string, definition: unknown): Promise<boolean> {
     const r = await this.db.insert(alertRules).values({ name, definition: JSON.stringify(definition), createdAt: Date.now() }).onConflictDoNothing().returning({ name: alertRules.name });
     return r.length === 1;
+  }
+
+  async updateRule(name: string, definition: unknown, forgetSeen: boolean): Promise<boolean> {
+    const forget = async (tx: Tx) => (forgetSeen ? tx.delete(ruleSeen).where(eq(ruleSeen.rule, name)) : undefined);
+    return this.rewrite(alertRules, name, (old) => ({ definition: encodeDefinition(definition, old.paused) }), forget);
+  }
+
+  async pauseRule(name: string, paused: boolean): Promise<boolean> {
+    return this.rewrite(alertRules, name, (old) => ({ definition: encodeDefinition(old.definition, paused) }));
   }
 
   async deleteRule(name: string): Promise<boolean> {

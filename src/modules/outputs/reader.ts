@@ -52,6 +52,8 @@ export interface ReaderOptions {
   deliver: (events: OutEvent[]) => Promise<void>;
   /** This instance took the lease (at start, or from another instance). */
   onTake?: () => void;
+  /** Counts to go on from (the reader this one replaces: an output edited or resumed). */
+  counts?: Pick<ReaderStatus, "delivered" | "failed" | "dropped" | "last_delivery_at">;
   logger: Logger;
 }
 
@@ -106,6 +108,11 @@ export class StoreReader {
   private stoodBy = false;
 
   constructor(private readonly o: ReaderOptions) {
+    if (o.counts) {
+      const { delivered, failed, dropped, last_delivery_at } = o.counts;
+      Object.assign(this.counts, { delivered, failed, dropped });
+      this.lastDeliveryAt = last_delivery_at === null ? null : Date.parse(last_delivery_at);
+    }
     this.stopping.promise.catch(() => {});
     this.warn = new RateLimitedLog(o.logger, 3, 60_000);
   }

@@ -132,3 +132,43 @@ function safeDecode(s: string): string {
     return s;
   }
 }
+
+/**
+ * An edited definition (PUT) with the stored credentials put back where the client did not
+ * give new ones: a secret field left out or sent as `(set)`, a header sent as `(set)` (or the
+ * headers left out), a URL or server sent as GET shows the stored one. `null` removes a
+ * secret field or the headers. So a form filled from GET and sent back changes nothing secret.
+ */
+export function keepSecrets(given: Record<string, unknown>, stored: OutputDefinition): Record<string, unknown> {
+  const old = stored as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...given };
+  const sameType = given.type === stored.type;
+  for (const k of SECRET_FIELDS) {
+    if (out[k] === null) delete out[k];
+    else if ((out[k] === undefined || out[k] === SET) && sameType && typeof old[k] === "string") out[k] = old[k];
+  }
+  if (out.headers === null) delete out.headers;
+  else if (sameType && stored.type === "webhook" && stored.headers) {
+    if (out.headers === undefined) out.headers = stored.headers;
+    else if (typeof out.headers === "object" && !Array.isArray(out.headers)) {
+      out.headers = Object.fromEntries(Object.entries(out.headers as Record<string, unknown>).map(([k, v]) => [k, v === SET && Object.hasOwn(stored.headers!, k) ? stored.headers![k] : v]));
+    }
+  }
+  if (!sameType) return out;
+  const shown = redactDefinition(stored) as unknown as Record<string, unknown>;
+  if (typeof out.url === "string" && out.url === shown.url) out.url = old.url;
+  if (out.servers !== undefined && JSON.stringify(out.servers) === JSON.stringify(shown.servers)) out.servers = old.servers;
+  else if (Array.isArray(out.servers) && Array.isArray(shown.servers) && Array.isArray(old.servers)) {
+    // Servers kept as GET shows them, others added or removed.
+    out.servers = out.servers.map((s) => {
+      const i = (shown.servers as unknown[]).indexOf(s);
+      return i >= 0 ? (old.servers as unknown[])[i] : s;
+    });
+  }
+  return out;
+}
+
+/** The fields of an output schema that hold credentials (for `headers`, its values). */
+export function secretFields(properties: Record<string, unknown>): string[] {
+  return [...SECRET_FIELDS, "headers"].filter((k) => Object.hasOwn(properties, k));
+}

@@ -4,8 +4,10 @@ import { OutputDefinition } from "./model";
 
 /** A reader's delivery state (reader.ts ReaderStatus), shared by every output and the alert rules' reader. */
 export const ReaderFields = {
-  state: Type.Union([Type.Literal("idle"), Type.Literal("delivering"), Type.Literal("retrying"), Type.Literal("standby"), Type.Literal("stopped")], {
-    description: "idle: caught up; delivering; retrying: the last attempt failed (see last_error); standby: another instance of the cluster delivers (this one takes over when it is gone); stopped.",
+  state: Type.Union([Type.Literal("idle"), Type.Literal("delivering"), Type.Literal("retrying"), Type.Literal("standby"), Type.Literal("stopped"), Type.Literal("paused")], {
+    description:
+      "idle: caught up; delivering; retrying: the last attempt failed (see last_error); standby: another instance of the cluster delivers (this one takes over when it is gone); stopped; " +
+      "paused: paused over REST (an output keeps its position and goes on from it when resumed).",
   }),
   position: Type.Integer({ minimum: 0, description: "Id of the last event done with (persisted; a restart goes on after it)." }),
   lag: Type.Integer({ minimum: 0, description: "Committed events after the position." }),
@@ -44,3 +46,26 @@ export const OUTPUT_EXAMPLES = {
   nats: { summary: "NATS", value: { name: "nats", type: "nats", servers: "nats://127.0.0.1:4222" } },
   file: { summary: "ECS NDJSON file for Filebeat", value: { name: "ecs", type: "file", path: "./data/ecs/events.ndjson", max_bytes: 104857600, max_files: 10 } },
 };
+
+export const OutputType = Type.Object(
+  {
+    type: Type.String({ description: "The output type, `type` in a definition.", example: "webhook" }),
+    schema: Type.Object({}, { additionalProperties: true, description: "The type's definition as JSON Schema: each field's type, description, default, and which are `required`." }),
+    secrets: Type.Array(Type.String(), {
+      description: "Fields that hold credentials: write-only (GET shows `(set)`; in a PUT, left out or sent as `(set)` keeps the stored value). `headers`: its values.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const OutputTypes = Type.Object({ types: Type.Array(OutputType) }, { description: "Each output type with its schema, for building a form (the console's) or checking a definition." });
+
+export const TestResult = Type.Object(
+  {
+    name: Type.String(),
+    delivered: Type.Boolean({ description: "The destination took the test event (as a delivery counts for this type: a 2xx answer, a broker's acknowledgement, a written line...)." }),
+    error: Type.Union([Type.String(), Type.Null()], { description: "Why not, credentials hidden as in `last_error`." }),
+    duration_ms: Type.Integer({ minimum: 0 }),
+  },
+  { example: { name: "soar", delivered: false, error: "HTTP 401 from soar.example.org: bad signature", duration_ms: 84 } },
+);

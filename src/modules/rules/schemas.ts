@@ -12,7 +12,11 @@ export const RulesStatus = Type.Object(
   { description: "The alert rules' reader." },
 );
 
-export const RuleInfo = Type.Object({ rule: AlertRule, origin: Type.Union([Type.Literal("config"), Type.Literal("api")]) });
+export const RuleInfo = Type.Object({
+  rule: AlertRule,
+  origin: Type.Union([Type.Literal("config"), Type.Literal("api")]),
+  paused: Type.Boolean({ description: "Paused over REST: it raises no alert until resumed (kept across restarts)." }),
+});
 
 export const RULE_EXAMPLES = {
   login: { summary: "Any successful login", value: { name: "successful-login", severity: "high", match: { event_type: ["*.login.success"] }, cooldown_ms: 600000, outputs: ["slack"] } },

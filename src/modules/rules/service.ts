@@ -36,7 +36,7 @@ const MAX_SEEN = 200_000;
 const SLICE_MS = 10;
 
 export class Rules {
-  private readonly defs = new Map<string, { rule: AlertRule; origin: Origin }>();
+  private readonly defs = new Map<string, { rule: AlertRule; origin: Origin; paused: boolean }>();
   private readonly seen = new Map<string, Set<string>>();
   private readonly engine: RuleEngine;
   private reader: StoreReader | null = null;
@@ -70,7 +70,7 @@ export class Rules {
       const problem = p.ok ? this.compileError(p.value) : p.error;
       if (problem !== null || !p.ok) throw new ConfigError(`invalid value for "rules": ${problem} (docs/outputs.md)`);
       if (this.defs.has(p.value.name)) throw new ConfigError(`invalid value for "rules": two rules are named ${JSON.stringify(p.value.name)}`);
-      this.defs.set(p.value.name, { rule: p.value, origin: "config" });
+      this.defs.set(p.value.name, { rule: p.value, origin: "config", paused: false });
     }
     this.lastCommitted = await this.deps.source.lastId();
     await this.load();
@@ -100,7 +100,7 @@ export class Rules {
   }
 
   private async load(): Promise<void> {
-    const stored = new Map<string, AlertRule>();
+    const stored = new Map<string, { rule: AlertRule; paused: boolean }>();
     for (const row of await this.deps.store.rules()) {
       const p = parseRule(row.definition);
       if (!p.ok || this.compileError(p.value) !== null) {
@@ -108,15 +108,15 @@ export class Rules {
         this.warned.add(row.name);
         continue;
       }
-      stored.set(p.value.name, p.value);
+      stored.set(p.value.name, { rule: p.value, paused: row.paused });
     }
     for (const [name, d] of this.defs) {
-      if (d.origin === "api" && !stored.has(name)) {
-        this.defs.delete(name);
-        this.seen.delete(name);
-      }
+      const now = stored.get(name);
+      // Removed, or its `new_value` field changed: the values seen are read afresh.
+      if (d.origin === "api" && (!now || now.rule.new_value !== d.rule.new_value)) this.seen.delete(name);
+      if (d.origin === "api" && !now) this.defs.delete(name);
     }
-    for (const rule of stored.values()) if (this.defs.get(rule.name)?.origin !== "config") this.defs.set(rule.name, { rule, origin: "api" });
+    for (const { rule, paused } of stored.values()) if (this.defs.get(rule.name)?.origin !== "config") this.defs.set(rule.name, { rule, origin: "api", paused });
     this.engine.setRules(this.rules());
   }
 
@@ -131,7 +131,7 @@ export class Rules {
     this.reader?.notify();
   }
 
-  list(): { rule: AlertRule; origin: Origin }[] {
+  list(): { rule: AlertRule; origin: Origin; paused: boolean }[] {
     return [...this.defs.values()];
   }
 
@@ -153,7 +153,7 @@ export class Rules {
     const name = rule.name;
     return this.serially(async () => {
       if (this.defs.has(name) || !(await this.deps.store.addRule(name, rule))) return { ok: false, status: 409, code: "conflict", message: `a rule named ${name} exists already` } as const;
-      this.defs.set(name, { rule, origin: "api" });
+      this.defs.set(name, { rule, origin: "api", paused: false });
       this.engine.setRules(this.rules());
       this.deps.logger.info({ rule: name }, "rule added");
       this.onChange();
@@ -161,11 +161,55 @@ export class Rules {
     });
   }
 
+  /** Replaces a rule defined over REST (it stays paused if it was); its counts and cool-downs start afresh. */
+  async update(name: string, raw: unknown): Promise<RuleChange> {
+    const given = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+    if (given && given.name !== undefined && given.name !== name) return { ok: false, status: 400, code: "bad_request", message: `invalid rule: /name is ${name} (a rule cannot be renamed; add one under the new name)` };
+    const p = parseRule(given ? { ...given, name } : raw);
+    if (!p.ok) return { ok: false, status: 400, code: "bad_request", message: p.error };
+    const problem = this.compileError(p.value);
+    if (problem !== null) return { ok: false, status: 400, code: "bad_request", message: problem };
+    const rule = p.value;
+    return this.serially(async () => {
+      const d = this.changeable(name, "edit");
+      if (!d.ok) return d.refusal;
+      const forgetSeen = d.def.rule.new_value !== rule.new_value;
+      if (!(await this.deps.store.updateRule(name, rule, forgetSeen))) return gone(name);
+      if (forgetSeen) this.seen.delete(name);
+      this.defs.set(name, { ...d.def, rule });
+      this.engine.setRules(this.rules());
+      this.deps.logger.info({ rule: name }, "rule changed");
+      this.onChange();
+      return { ok: true } as const;
+    });
+  }
+
+  /** Pauses (it raises nothing until resumed, across restarts) or resumes a rule defined over REST. */
+  pause(name: string, paused: boolean): Promise<RuleChange> {
+    return this.serially(async () => {
+      const d = this.changeable(name, paused ? "pause" : "resume");
+      if (!d.ok) return d.refusal;
+      if (d.def.paused === paused) return { ok: true } as const;
+      if (!(await this.deps.store.pauseRule(name, paused))) return gone(name);
+      this.defs.set(name, { ...d.def, paused });
+      this.engine.setRules(this.rules());
+      this.deps.logger.info({ rule: name }, paused ? "rule paused" : "rule resumed");
+      this.onChange();
+      return { ok: true } as const;
+    });
+  }
+
+  private changeable(name: string, what: string) {
+    const d = this.defs.get(name);
+    if (!d) return { ok: false, refusal: gone(name) } as const;
+    if (d.origin === "config") return { ok: false, refusal: { ok: false, status: 409, code: "conflict", message: `rule ${name} is defined in the config file; ${what} it there` } } as const;
+    return { ok: true, def: d } as const;
+  }
+
   remove(name: string): Promise<RuleChange> {
     return this.serially(async () => {
-      const d = this.defs.get(name);
-      if (!d) return { ok: false, status: 404, code: "not_found", message: `rule ${name} does not exist` } as const;
-      if (d.origin === "config") return { ok: false, status: 409, code: "conflict", message: `rule ${name} is defined in the config file; remove it there` } as const;
+      const c = this.changeable(name, "remove");
+      if (!c.ok) return c.refusal;
       await this.deps.store.deleteRule(name);
       this.defs.delete(name);
       this.seen.delete(name);
@@ -181,8 +225,9 @@ export class Rules {
     await this.reader?.stop();
   }
 
+  /** The rules in force: not paused. */
   private rules(): AlertRule[] {
-    return [...this.defs.values()].map((d) => d.rule);
+    return [...this.defs.values()].filter((d) => !d.paused).map((d) => d.rule);
   }
 
   private compileError(rule: AlertRule): string | null {
@@ -256,3 +301,5 @@ export function alertEvent(a: Alert) {
   // Core's time, not the event's: a sender's clock must not date an alert (1970) or keep it from retention (9999).
   return { node_id: e.node_id, pot_id: e.pot_id, pot_type: e.pot_type, event_type: `${ALERT_PREFIX}${rule.name}`, ts: Date.now(), src_ip: e.src_ip, text: stringify(data), username: null, password: null };
 }
+
+const gone = (name: string) => ({ ok: false, status: 404, code: "not_found", message: `rule ${name} does not exist` }) as const;
