@@ -1,21 +1,10 @@
 /**
  * Settings: who you are signed in as, what the roles may do, how Core is secured, and the
- * outputs and alert rules when this Core has them (probed).
+ * outputs and alert rules (pages/outputs.tsx).
  */
-import { get, probe, type Stats } from "../api";
-import { Card, ErrorNote, Json, Unavailable, useAsync, useMe } from "../components";
-
-function Probed({ title, path, what }: { title: string; path: string; what: string }) {
-  const r = useAsync(async () => ((await probe(path)) ? get(path) : null), [path]);
-  return (
-    <Card title={title} id={what}>
-      <ErrorNote error={r.error} />
-      {r.loading && !r.data && <p class="muted">Asking Core…</p>}
-      {!r.loading && r.data === null && !r.error && <Unavailable what={title} api={`GET ${path}`} />}
-      {r.data && <Json value={r.data} />}
-    </Card>
-  );
-}
+import { get, type Stats } from "../api";
+import { Card, ErrorNote, useAsync, useMe } from "../components";
+import { OutputsCard, RulesCard } from "./outputs";
 
 export function SettingsPage() {
   const me = useMe();
@@ -53,7 +42,7 @@ export function SettingsPage() {
               <td>
                 <strong>operator</strong>
               </td>
-              <td>All of read, and commands: install, start, stop, restart and remove honeypots. A command runs software on a node, so give this role to few.</td>
+              <td>All of read, and changes: install, start, stop, restart and remove honeypots; add, edit, test, pause and delete outputs and alert rules. A command runs software on a node, so give this role to few.</td>
             </tr>
           </tbody>
         </table>
@@ -78,8 +67,8 @@ export function SettingsPage() {
           </dl>
         )}
       </Card>
-      <Probed title="Outputs" path="/api/v1/outputs" what="outputs" />
-      <Probed title="Alert rules" path="/api/v1/rules" what="rules" />
+      <OutputsCard />
+      <RulesCard />
     </main>
   );
 }
