@@ -6,6 +6,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, authListeners, get, token, type Me } from "./api";
 import { MeContext } from "./components";
+import { ArtifactPage, ArtifactsPage } from "./pages/artifacts";
 import { AttackerPage } from "./pages/attacker";
 import { KindPage, PotPage } from "./pages/dashboard";
 import { EventsPage } from "./pages/events";
@@ -24,6 +25,7 @@ const NAV: [string, string][] = [
   ["/live", "Live"],
   ["/events", "Events"],
   ["/sessions", "Sessions"],
+  ["/artifacts", "Artifacts"],
   ["/map", "Map"],
   ["/nodes", "Nodes"],
   ["/settings", "Settings"],
@@ -35,6 +37,7 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === "/live") return <LivePage />;
   if (path === "/events") return <EventsPage query={query} />;
   if (path === "/sessions") return <SessionsPage query={query} />;
+  if (path === "/artifacts") return <ArtifactsPage query={query} />;
   if (path === "/map") return <MapPage query={query} />;
   if (path === "/nodes") return <NodesPage />;
   if (path === "/settings") return <SettingsPage />;
@@ -46,6 +49,8 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (pot) return <PotPage potId={pot} query={query} />;
   const ip = param("/attackers/");
   if (ip) return <AttackerPage ip={ip} />;
+  const artifact = param("/artifacts/");
+  if (artifact) return <ArtifactPage sha256={artifact} />;
   const session = param("/sessions/");
   if (session) return <SessionPage id={session} />;
   return (

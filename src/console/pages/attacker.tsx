@@ -173,6 +173,14 @@ export function AttackerPage({ ip }: { ip: string }) {
                 {downloads.map((e) => (
                   <li key={e.id}>
                     <bdi>{e.data.url}</bdi>
+                    {!failed(e) && typeof e.data.shasum === "string" && (
+                      <>
+                        {" "}
+                        <a href={`/artifacts/${e.data.shasum}`} title={`the artifact ${e.data.shasum}`}>
+                          artifact
+                        </a>
+                      </>
+                    )}
                     {failed(e) && (
                       <>
                         {" "}
