@@ -23,6 +23,9 @@ const OLD = Array.from({ length: 3 }, (_, i) => ({
   timestamp: new Date(Date.now() - 4 * DAY + i * 1000).toISOString(),
 }));
 
+/** A connection two days ago from an address the shipped GeoIP data places in the United States. */
+const GEO = { eventid: "cowrie.session.connect", pot_id: "edge-ssh", pot_type: "cowrie", src_ip: "8.8.8.8", timestamp: new Date(Date.now() - 2 * DAY).toISOString() };
+
 interface Entry {
   title: string;
   event_type: string;
@@ -46,15 +49,15 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   expect((await curl("-d", "username=webadmin&password=hunter2", `http://127.0.0.1:${ports.http}/index.php`)).out).toMatch(/^[23]\d\d$/);
   {
     using c = await EventStreamClient.connect(core.ports.event, { acks: true });
-    c.send(OLD.map((e) => JSON.stringify(e)));
-    await c.ack(OLD.length);
+    c.send([...OLD, GEO].map((e) => JSON.stringify(e)));
+    await c.ack(OLD.length + 1);
   }
   const events = async (q: string) => (await getJson(`${core.api}/api/v1/events?limit=1000&${q}`)).body.events as any[];
   await until(async () => (await events("pot_id=web-01&event_type=web.login.failed")).length > 0 && (await events("pot_id=ssh-01&event_type=cowrie.command.input")).length > 0, "the attacks' events", 3000);
   await settled(core);
   const recent = (await events("since=24h")).length;
   const all = (await events("")).length;
-  expect(all).toBe(recent + OLD.length);
+  expect(all).toBe(recent + OLD.length + 1);
 
   await using browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
@@ -83,9 +86,20 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   // A reload keeps the range: it is the URL.
   await page.reload();
   await rangeEvents.getByText(String(OLD.length), { exact: true }).waitFor();
+  const fromTo = new URL(page.url()).search;
+  // The map over its default 7 days has the connection from two days ago; over 24 hours it has none.
+  await page.goto(core.api + "/map");
+  await page.getByTestId("countries").getByRole("link", { name: "United States (US)" }).waitFor();
+  await page.getByRole("button", { name: "last 24 hours" }).click();
+  await page.waitForURL(`${core.api}/map?range=24h`);
+  await page.getByTestId("countries").getByText("none yet").waitFor();
+  await page.locator("#countries h2", { hasText: "Countries (24 h)" }).waitFor();
+  await page.goBack();
+  await page.waitForURL(`${core.api}/map`);
+  await page.getByTestId("countries").getByRole("link", { name: "United States (US)" }).waitFor();
+  await page.goto(core.api + "/" + fromTo);
   // The overview links to the honeypots' and kinds' dashboards, over the range it shows.
   await page.getByTestId("health").getByRole("link", { name: "ssh-01" }).waitFor();
-  const fromTo = new URL(page.url()).search;
   await page.getByTestId("health").getByRole("link", { name: "(web)" }).click();
   await page.waitForURL(`${core.api}/kinds/web${fromTo}`);
   await page.getByTestId("range-events").getByText("0", { exact: true }).waitFor();
