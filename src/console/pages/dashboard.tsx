@@ -79,6 +79,7 @@ function Fact({ label, value }: { label: string; value: string | undefined }) {
 /** One manifest entry's table from GET /api/v1/stats/top. */
 function EntryTable({ entry, scope, range, when }: { entry: DashboardEntry; scope: Scope; range: TimeRange; when: Record<string, string> }) {
   const r = useAsync(() => get<TopAnswer>("/api/v1/stats/top" + qs({ field: entry.field, event_type: entry.event_type, ...scope, ...rangeParams(range), top: 10 })), [JSON.stringify([entry, scope, range])]);
+  useInterval(() => isLive(range) && r.reload(), 60_000);
   const missing = r.error instanceof ApiError && r.error.status === 404 && r.error.code === "not_found" && /no such path/.test(r.error.message);
   return (
     <Card title={entry.title} id={`entry-${entry.event_type}-${entry.field}`.replace(/[^A-Za-z0-9_-]/g, "-")}>
