@@ -146,6 +146,10 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await drill(creds.getByRole("link", { name: "root", exact: true }), "/events?username=root", "root / 123456");
   expect(new Set(await cells(5))).toEqual(new Set(["root / 123456"]));
   await page.getByTestId("filter-summary").getByText(/events read to find these/).waitFor();
+  // Its export holds the same matches: the stored events with that username.
+  const [matched] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export NDJSON" }).click()]);
+  const rootIds = (await storedNow()).filter((e) => e.data.username === "root").map((e) => e.id);
+  expect(readFileSync(await matched.path(), "utf8").trim().split("\n").map((l) => JSON.parse(l).id)).toEqual(rootIds);
   await page.goBack();
   await drill(creds.getByRole("link", { name: "hunter2", exact: true }), "/events?password=hunter2", "admin / hunter2");
   expect(await cells(4)).toEqual(["honnypotter.login.failed"]);
