@@ -11,7 +11,23 @@ import { bloomHas } from "./bloom";
 import { COUNT_KINDS, DAY_HOURS, HOUR_MS, SEG_SIZE, readDailyThrough, type CountKind, type SourceEntry, type TypeEntry } from "./event-store";
 import { isKexType } from "./hassh";
 import type { TopEntry } from "./read-limits";
-import { COMMAND_EVENT, countPlan, fieldsValues, hasSourceFilter, readRecent, StatsSample, Tally, type SegmentSpan, type SourceFilter, type StatsRange } from "./stats-range";
+import {
+  COMMAND_EVENT,
+  countPlan,
+  fieldsValues,
+  hasSourceFilter,
+  readRecent,
+  SEG_BITS,
+  SegmentTallies,
+  sourcesBySegment,
+  StatsSample,
+  Tally,
+  topOf,
+  type SegmentSpan,
+  type SegmentTally,
+  type SourceFilter,
+  type StatsRange,
+} from "./stats-range";
 
 export type { TopEntry };
 import type { Db } from "./index";
@@ -115,7 +131,7 @@ export async function topField<E>(
 export interface StatsSummary {
   /** Every event stored (whatever the filter). */
   totalEvents: number;
-  /** Events in the range (of the filter's sources), exactly: stats-range.ts countPlan. */
+  /** Events in the range (of the filter's sources), exactly: stats-range.ts countPlan, SegmentTallies. */
   windowEvents: number;
   /**
    * What the top lists count: without a filter, the hourly counters of the whole hours from
@@ -172,6 +188,8 @@ export class EventQueries implements EventReader {
   private latest: ReturnType<EventQueries["latestStatement"]> | null = null;
   /** Kept sums of the stats' older hours, by the range's length in hours (stats-cache.ts). */
   private readonly baseCache = new Map<number, { key: string; kinds: Map<CountKind, BaseSums> }>();
+  /** Filtered ranges' counts by source and type of whole segments (stats-range.ts). */
+  private readonly tallies = new SegmentTallies();
 
   constructor(private readonly db: Db) {}
 
@@ -372,36 +390,48 @@ export class EventQueries implements EventReader {
     const sources = this.matchingSources(f) ?? [];
     const sampled = sources.length === 0 ? 0 : await readRecent((filter, cursor) => this.listStored(filter, 1000, cursor), { ...f, since: range.from, until: range.to }, (e) => sample.add({ srcIp: e.srcIp, eventType: e.eventType, data: JSON.parse(e.data) }));
     const lists = await sample.lists(top, (ips) => addressGeo(this.db, ips));
-    const counted = this.db.$client.transaction(() => ({ total: this.totalEvents(), window: sources.length === 0 ? 0 : this.countRange(range, sources) }))();
-    return { totalEvents: counted.total, windowEvents: counted.window, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands, credentials: lists.credentials };
+    const counted = this.db.$client.transaction(() => ({ total: this.totalEvents(), byType: sources.length === 0 ? new Map<number, number>() : this.countByType(range, sources) }))();
+    const names = new Map(this.db.select().from(eventTypes).all().map((t) => [t.id, t.name]));
+    const byName = new Map([...counted.byType].map(([id, n]) => [names.get(id) ?? String(id), n]));
+    const windowEvents = [...counted.byType.values()].reduce((a, n) => a + n, 0);
+    return { totalEvents: counted.total, windowEvents, topStart: range.from, topEnd: range.to, sampled, top: { ...lists.top, event_type: topOf(byName, top) }, commands: lists.commands, credentials: lists.credentials };
   }
 
   private totalEvents(): number {
     return this.db.select({ n: sql<number | null>`sum(${eventSegments.count})` }).from(eventSegments).get()?.n ?? 0;
   }
 
-  /** Events in a range, of some sources (null: all), exactly: stored counts where a segment is wholly in, the rest read (stats-range.ts countPlan). */
-  private countRange(range: StatsRange, sources: number[] | null): number {
-    const c = this.db.$client;
-    const segs = c.query<SegmentSpan, [number, number]>("SELECT seg, min_ts AS minTs, max_ts AS maxTs, count FROM event_segments WHERE max_ts >= ? AND min_ts < ? ORDER BY seg").all(range.from, range.to);
-    if (segs.length === 0) return 0;
-    let keys: Map<number, number[]> | null = null;
-    if (sources !== null) {
-      keys = new Map();
-      const rows = c.query<{ seg: number; value: number }, [number, number]>("SELECT seg, value FROM event_segment_keys WHERE kind = 'source' AND seg BETWEEN ? AND ?").all(segs[0]!.seg, segs[segs.length - 1]!.seg);
-      for (const r of rows) {
-        const k = keys.get(r.seg);
-        if (k) k.push(r.value);
-        else keys.set(r.seg, [r.value]);
-      }
-    }
-    const plan = countPlan(segs, range, sources === null ? null : new Set(sources), keys);
-    // Source ids are the dictionary's integers: written into the statement, they keep it one prepared query.
-    const bySource = sources === null ? "" : ` AND source_id IN (${sources.map((id) => Math.trunc(id)).join(",")})`;
-    const q = c.query<{ n: number }, [number, number, number, number]>(`SELECT count(*) AS n FROM events WHERE id BETWEEN ? AND ? AND ts >= ? AND ts < ?${bySource}`);
+  private segmentsIn(range: StatsRange): SegmentSpan[] {
+    return this.db.$client.query<SegmentSpan, [number, number]>("SELECT seg, min_ts AS minTs, max_ts AS maxTs, count FROM event_segments WHERE max_ts >= ? AND min_ts < ? ORDER BY seg").all(range.from, range.to);
+  }
+
+  /** Events in a range, exactly: stored counts where a segment is wholly in, the rest read (stats-range.ts countPlan). */
+  private countRange(range: StatsRange): number {
+    const plan = countPlan(this.segmentsIn(range), range);
+    const q = this.db.$client.query<{ n: number }, [number, number, number, number]>("SELECT count(*) AS n FROM events WHERE id BETWEEN ? AND ? AND ts >= ? AND ts < ?");
     let n = plan.summed;
     for (const [lo, hi] of plan.scan) n += q.get(lo, hi, range.from, range.to)?.n ?? 0;
     return n;
+  }
+
+  /** Events of some sources in a range by type id, exactly (stats-range.ts SegmentTallies). */
+  private countByType(range: StatsRange, sources: number[]): Map<number, number> {
+    const c = this.db.$client;
+    const segs = this.segmentsIn(range);
+    const out = new Map<number, number>();
+    if (segs.length === 0) return out;
+    const keys = sourcesBySegment(c.query<{ seg: number; value: number }, [number, number]>("SELECT seg, value FROM event_segment_keys WHERE kind = 'source' AND seg BETWEEN ? AND ?").all(segs[0]!.seg, segs[segs.length - 1]!.seg));
+    const match = new Set(sources);
+    const plan = this.tallies.plan(segs, range, match, keys);
+    const whole = c.query<SegmentTally & { seg: number }, [number, number]>(`SELECT id >> ${SEG_BITS} AS seg, source_id AS source, type_id AS type, count(*) AS n FROM events WHERE id BETWEEN ? AND ? GROUP BY 1, 2, 3`);
+    for (const [lo, hi] of plan.missing) this.tallies.keep(whole.all(lo, hi), segs);
+    this.tallies.add(plan.whole, match, out);
+    // Source ids are the dictionary's integers: written into the statement, they keep it one prepared query.
+    const edge = c.query<{ type: number; n: number }, [number, number, number, number]>(
+      `SELECT type_id AS type, count(*) AS n FROM events WHERE id BETWEEN ? AND ? AND ts >= ? AND ts < ? AND source_id IN (${sources.map((id) => Math.trunc(id)).join(",")}) GROUP BY 1`,
+    );
+    for (const [lo, hi] of plan.edges) for (const r of edge.all(lo, hi, range.from, range.to)) out.set(r.type, (out.get(r.type) ?? 0) + r.n);
+    return out;
   }
 
   private statsNow(range: StatsRange, top: number, now: number): StatsSummary {
@@ -435,7 +465,7 @@ export class EventQueries implements EventReader {
       const q = this.db.select({ value: c.key, count: total }).from(c).groupBy(c.key).orderBy(desc(total), asc(c.key));
       return (limit === null ? q : q.limit(limit)).all();
     };
-    const windowEvents = this.countRange(range, null);
+    const windowEvents = this.countRange(range);
 
     const base = this.baseSums(toBucket - fromBucket, fromBucket, toBucket, d0, d1, hotFrom, (kind) => summed(unionAll(hourly(kind, fromBucket, hotFrom), daily(kind)), null));
     const topOf = (kind: CountKind): TopEntry[] => {

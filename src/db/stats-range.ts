@@ -3,9 +3,10 @@
  * (event-queries.ts, pg/event-queries.ts):
  *
  * - how many events a range holds, exactly, from the segment summaries: a segment wholly
- *   inside the range (and, under a filter, holding only matching sources) adds its stored
- *   count; only the others are read, by id range (`countPlan`). Events arrive nearly in time
- *   order, so without a filter a range reads a few segments at its edges.
+ *   inside the range adds its stored count; only the others are read, by id range
+ *   (`countPlan`). Events arrive nearly in time order, so a range reads a few segments at its
+ *   edges. Under a node/pot/kind filter, a segment mixes the sources that were busy: each whole
+ *   segment is read once, counted by source and type, and kept (`SegmentTallies`).
  * - top lists counted over the range's most recent matching events, a page at a time newest
  *   first (`readRecent`): the hourly counters have no node or pot dimension, so a filtered
  *   dashboard and the top list of any data field (`fieldValue`) read events, at most
@@ -15,6 +16,9 @@ import { isKexType } from "./hassh";
 import { COMMANDS_SAMPLE, type TopEntry } from "./read-limits";
 import type { EventFilter } from "./event-queries";
 import { SEG_SIZE, type CountKind } from "./event-store";
+
+/** An event's segment is its id shifted right by this (SEG_SIZE = 2^SEG_BITS). */
+export const SEG_BITS = Math.log2(SEG_SIZE);
 import type { MaybePromise } from "./stores";
 
 /** A time range, ms since the epoch: from inclusive, to exclusive. */
@@ -186,27 +190,97 @@ export interface SegmentSpan {
 }
 
 /**
- * How to count a range's events: the stored counts of the segments wholly inside it (under a
- * filter, only those whose sources all match), and the id ranges of the others to count by
- * reading them (consecutive segments joined). `sources`: each segment's source ids (only
- * under a filter); `match`: the filter's source ids.
+ * How to count a range's events: the stored counts of the segments wholly inside it, and the id
+ * ranges of the others to count by reading them (consecutive segments joined).
  */
-export function countPlan(segs: readonly SegmentSpan[], range: StatsRange, match: Set<number> | null, sources: Map<number, number[]> | null): { summed: number; scan: [number, number][] } {
+export function countPlan(segs: readonly SegmentSpan[], range: StatsRange): { summed: number; scan: [number, number][] } {
   let summed = 0;
-  const scan: [number, number][] = [];
+  const partial: number[] = [];
   for (const s of segs) {
     if (s.maxTs < range.from || s.minTs >= range.to) continue;
-    const keys = match === null ? null : (sources?.get(s.seg) ?? []);
-    if (keys !== null && !keys.some((k) => match!.has(k))) continue;
-    const inside = s.minTs >= range.from && s.maxTs < range.to;
-    if (inside && (keys === null || keys.every((k) => match!.has(k)))) {
-      summed += s.count;
-      continue;
-    }
-    const lo = s.seg * SEG_SIZE;
-    const last = scan[scan.length - 1];
-    if (last && last[1] === lo - 1) last[1] = lo + SEG_SIZE - 1;
-    else scan.push([lo, lo + SEG_SIZE - 1]);
+    if (s.minTs >= range.from && s.maxTs < range.to) summed += s.count;
+    else partial.push(s.seg);
   }
-  return { summed, scan };
+  return { summed, scan: idRuns(partial) };
+}
+
+/** Events of one segment by source and type. */
+export interface SegmentTally {
+  source: number;
+  type: number;
+  n: number;
+}
+
+/** Joins segments into id ranges, consecutive ones into one. */
+function idRuns(segs: readonly number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const seg of segs) {
+    const lo = seg * SEG_SIZE;
+    const last = runs[runs.length - 1];
+    if (last && last[1] === lo - 1) last[1] = lo + SEG_SIZE - 1;
+    else runs.push([lo, lo + SEG_SIZE - 1]);
+  }
+  return runs;
+}
+
+/** Each segment's sources, from its `source` segment keys. */
+export function sourcesBySegment(rows: readonly { seg: number; value: number }[]): Map<number, number[]> {
+  const keys = new Map<number, number[]>();
+  for (const r of rows) {
+    const k = keys.get(r.seg);
+    if (k) k.push(r.value);
+    else keys.set(r.seg, [r.value]);
+  }
+  return keys;
+}
+
+/** Segments whose counts by source and type are kept at most (about 100 bytes each per source and type). */
+const TALLIES_MAX = 200_000;
+
+/**
+ * The counts of a filtered range by event type, exactly, without reading its events again and
+ * again: the hourly counters have no node or pot dimension and a segment mixes the events of
+ * every pot that was busy, so a segment wholly inside the range is read once, grouped by source
+ * and type, and kept (by its stored count: a segment that gained events is read again);
+ * segments at the range's edges are read each time, within the range.
+ */
+export class SegmentTallies {
+  private readonly kept = new Map<number, { count: number; rows: SegmentTally[] }>();
+
+  /**
+   * What to read for a range of some sources: `missing`, id ranges of whole segments to read
+   * grouped (then `keep`); `edges`, id ranges to count within the range.
+   */
+  plan(segs: readonly SegmentSpan[], range: StatsRange, match: Set<number>, sources: Map<number, number[]>): { whole: SegmentSpan[]; missing: [number, number][]; edges: [number, number][] } {
+    const whole: SegmentSpan[] = [];
+    const missing: number[] = [];
+    const edges: number[] = [];
+    for (const s of segs) {
+      if (s.maxTs < range.from || s.minTs >= range.to) continue;
+      if (!(sources.get(s.seg) ?? []).some((k) => match.has(k))) continue;
+      if (s.minTs >= range.from && s.maxTs < range.to) {
+        whole.push(s);
+        if (this.kept.get(s.seg)?.count !== s.count) missing.push(s.seg);
+      } else edges.push(s.seg);
+    }
+    return { whole, missing: idRuns(missing), edges: idRuns(edges) };
+  }
+
+  /** Keeps what a read of whole segments gave, per segment, with the segments' stored counts. */
+  keep(rows: readonly (SegmentTally & { seg: number })[], segs: readonly SegmentSpan[]): void {
+    if (this.kept.size > TALLIES_MAX) this.kept.clear();
+    const count = new Map(segs.map((s) => [s.seg, s.count]));
+    const fresh = new Map<number, SegmentTally[]>();
+    for (const r of rows) {
+      let list = fresh.get(r.seg);
+      if (!list) fresh.set(r.seg, (list = []));
+      list.push({ source: r.source, type: r.type, n: r.n });
+    }
+    for (const [seg, list] of fresh) this.kept.set(seg, { count: list.reduce((a, r) => a + r.n, 0) === count.get(seg) ? count.get(seg)! : -1, rows: list });
+  }
+
+  /** The whole segments' events of the matching sources, by type, added to `into`. */
+  add(whole: readonly SegmentSpan[], match: Set<number>, into: Map<number, number>): void {
+    for (const s of whole) for (const r of this.kept.get(s.seg)?.rows ?? []) if (match.has(r.source)) into.set(r.type, (into.get(r.type) ?? 0) + r.n);
+  }
 }

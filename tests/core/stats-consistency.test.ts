@@ -21,8 +21,8 @@ for (const ingest_worker of [true, false]) {
     ];
     const top = (counts: Record<string, number>) => Object.entries(counts).map(([value, count]) => ({ value, count }));
     const expected = [
-      { total: 1, top: { src_ips: top({ "203.0.113.7": 1 }), usernames: top({ root: 1 }), passwords: top({ "123456": 1 }), event_types: top({ "cowrie.login.failed": 1 }), countries: [], asns: [], commands: [], hassh: [] } },
-      { total: 3, top: { src_ips: top({ "203.0.113.7": 2, "198.51.100.9": 1 }), usernames: top({ root: 2, admin: 1 }), passwords: top({ "123456": 2, admin: 1 }), event_types: top({ "cowrie.login.failed": 3 }), countries: [], asns: [], commands: [], hassh: [] } },
+      { total: 1, top: { src_ips: top({ "203.0.113.7": 1 }), usernames: top({ root: 1 }), passwords: top({ "123456": 1 }), event_types: top({ "cowrie.login.failed": 1 }), countries: [], asns: [], commands: [], credentials: top({ "root / 123456": 1 }), hassh: [] } },
+      { total: 3, top: { src_ips: top({ "203.0.113.7": 2, "198.51.100.9": 1 }), usernames: top({ root: 2, admin: 1 }), passwords: top({ "123456": 2, admin: 1 }), event_types: top({ "cowrie.login.failed": 3 }), countries: [], asns: [], commands: [], credentials: top({ "admin / 123456": 1, "root / 123456": 1, "root / admin": 1 }), hassh: [] } },
     ];
     const line = (a: (typeof attempts)[number]) => JSON.stringify({ eventid: "cowrie.login.failed", timestamp: new Date().toISOString(), honeybee_honeypot_id: "ssh-01", ...a });
     for (const [round, lines] of [[line(attempts[0]!)], attempts.slice(1).map(line)].entries()) {

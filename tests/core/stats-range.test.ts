@@ -207,3 +207,19 @@ describe("the kinds' dashboards", () => {
     }
   });
 });
+
+describe("filtered counts kept per segment", () => {
+  test("a filtered range counts what was added since it was last asked (last: it adds events)", async () => {
+    const before = await stats("window=24h&pot_id=web-1");
+    expect(before).toMatchObject({ window_events: 4, top: { event_types: counts({ "web.request": 4 }) } });
+    const lines = [web({ eventid: "web.exploit", src_ip: "198.51.100.6", family: "env_probe" }), web({ src_ip: "198.51.100.6", path: "/.env" })];
+    using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+    c.send(lines);
+    await c.ack(lines.length);
+    await settled(core);
+    const after = await stats("window=24h&pot_id=web-1");
+    expect(after).toMatchObject({ window_events: 6, top: { event_types: counts({ "web.request": 5, "web.exploit": 1 }) } });
+    expect((await stats("window=24h&pot_type=cowrie")).window_events).toBe(6);
+    expect((await stats("window=24h")).window_events).toBe(12);
+  });
+});

@@ -21,7 +21,7 @@ import {
   type StatsSummary,
   type TopEntry,
 } from "../event-queries";
-import { countPlan, hasSourceFilter, readRecent, StatsSample, type SegmentSpan, type SourceFilter, type StatsRange } from "../stats-range";
+import { countPlan, hasSourceFilter, readRecent, SEG_BITS, SegmentTallies, sourcesBySegment, StatsSample, topOf, type SegmentSpan, type SegmentTally, type SourceFilter, type StatsRange } from "../stats-range";
 import { bloomHas } from "../bloom";
 import { hasshOf, isKexType } from "../hassh";
 import type { EventReader, IngestStart } from "../stores";
@@ -45,6 +45,8 @@ export async function pgSourceIds(sql: SQL, f: SourceFilter): Promise<number[] |
 
 export class PgEventQueries implements EventReader {
   private readonly addresses: PgAddressStore;
+  /** Filtered ranges' counts by source and type of whole segments (../stats-range.ts). */
+  private readonly tallies = new SegmentTallies();
 
   constructor(private readonly sql: SQL) {
     this.addresses = new PgAddressStore(sql);
@@ -211,8 +213,11 @@ export class PgEventQueries implements EventReader {
     const sample = new StatsSample();
     const sampled = sources.length === 0 ? 0 : await readRecent((filter, cursor) => this.list(filter, 1000, cursor), { ...f, since: range.from, until: range.to }, (e) => sample.add({ srcIp: e.src_ip, eventType: e.event_type, data: e.data }));
     const lists = await sample.lists(top, (ips) => this.addressGeo(ips));
-    const [totalEvents, windowEvents] = await Promise.all([this.totalEvents(), sources.length === 0 ? 0 : this.countRange(range, sources)]);
-    return { totalEvents, windowEvents, topStart: range.from, topEnd: range.to, sampled, top: lists.top, commands: lists.commands, credentials: lists.credentials };
+    const [totalEvents, byType, types] = await Promise.all([this.totalEvents(), sources.length === 0 ? new Map<number, number>() : this.countByType(range, sources), this.sql`select id, name from event_types`]);
+    const names = new Map<number, string>(types.map((t: TypeEntry) => [t.id, t.name]));
+    const byName = new Map([...byType].map(([id, n]) => [names.get(id) ?? String(id), n]));
+    const windowEvents = [...byType.values()].reduce((a, n) => a + n, 0);
+    return { totalEvents, windowEvents, topStart: range.from, topEnd: range.to, sampled, top: { ...lists.top, event_type: topOf(byName, top) }, commands: lists.commands, credentials: lists.credentials };
   }
 
   private async addressGeo(ips: string[]): Promise<Map<string, { country: string | null; asn: number | null }>> {
@@ -226,31 +231,45 @@ export class PgEventQueries implements EventReader {
     return total.n;
   }
 
-  /** Events in a range, of some sources (null: all), exactly (../stats-range.ts countPlan). */
-  private async countRange(range: StatsRange, sources: number[] | null): Promise<number> {
-    const sql = this.sql;
-    const segs: SegmentSpan[] = await sql`select seg::float8 as seg, min_ts::float8 as "minTs", max_ts::float8 as "maxTs", count::float8 as count
+  private segmentsIn(range: StatsRange): Promise<SegmentSpan[]> {
+    return this.sql`select seg::float8 as seg, min_ts::float8 as "minTs", max_ts::float8 as "maxTs", count::float8 as count
       from event_segments where max_ts >= ${range.from} and min_ts < ${range.to} order by seg`;
-    if (segs.length === 0) return 0;
-    let keys: Map<number, number[]> | null = null;
-    if (sources !== null) {
-      keys = new Map();
-      const rows: { seg: number; value: number }[] = await sql`select seg::float8 as seg, value from event_segment_keys where kind = 'source' and seg between ${segs[0]!.seg} and ${segs[segs.length - 1]!.seg}`;
-      for (const r of rows) {
-        const k = keys.get(r.seg);
-        if (k) k.push(r.value);
-        else keys.set(r.seg, [r.value]);
-      }
-    }
-    const plan = countPlan(segs, range, sources === null ? null : new Set(sources), keys);
-    const bySource = sources === null ? sql`` : sql`and source_id = any(${sql.array(sources, "INT")})`;
+  }
+
+  /** Events in a range, exactly (../stats-range.ts countPlan). */
+  private async countRange(range: StatsRange): Promise<number> {
+    const sql = this.sql;
+    const plan = countPlan(await this.segmentsIn(range), range);
     const counted = await Promise.all(
       plan.scan.map(async ([lo, hi]) => {
-        const [r] = await sql`select count(*)::float8 as n from events where id between ${lo} and ${hi} and ts >= ${range.from} and ts < ${range.to} ${bySource}`;
+        const [r] = await sql`select count(*)::float8 as n from events where id between ${lo} and ${hi} and ts >= ${range.from} and ts < ${range.to}`;
         return r.n as number;
       }),
     );
     return counted.reduce((a, n) => a + n, plan.summed);
+  }
+
+  /** Events of some sources in a range by type id, exactly (../stats-range.ts SegmentTallies). */
+  private async countByType(range: StatsRange, sources: number[]): Promise<Map<number, number>> {
+    const sql = this.sql;
+    const segs = await this.segmentsIn(range);
+    const out = new Map<number, number>();
+    if (segs.length === 0) return out;
+    const keys = sourcesBySegment(await sql`select seg::float8 as seg, value from event_segment_keys where kind = 'source' and seg between ${segs[0]!.seg} and ${segs[segs.length - 1]!.seg}`);
+    const match = new Set(sources);
+    const plan = this.tallies.plan(segs, range, match, keys);
+    for (const [lo, hi] of plan.missing) {
+      const whole: (SegmentTally & { seg: number })[] = await sql`select (id >> ${SEG_BITS})::float8 as seg, source_id as source, type_id as type, count(*)::float8 as n
+        from events where id between ${lo} and ${hi} group by 1, 2, 3`;
+      this.tallies.keep(whole, segs);
+    }
+    this.tallies.add(plan.whole, match, out);
+    for (const [lo, hi] of plan.edges) {
+      const edge: { type: number; n: number }[] = await sql`select type_id as type, count(*)::float8 as n from events
+        where id between ${lo} and ${hi} and ts >= ${range.from} and ts < ${range.to} and source_id = any(${sql.array(sources, "INT")}) group by 1`;
+      for (const r of edge) out.set(r.type, (out.get(r.type) ?? 0) + r.n);
+    }
+    return out;
   }
 
   private async statsOf(range: StatsRange, top: number, now: number): Promise<StatsSummary> {
@@ -265,7 +284,7 @@ export class PgEventQueries implements EventReader {
       select key, count from event_counts_daily where kind = ${kind} and day >= ${d0} and day < ${d1}) c`;
     const topOf = async (kind: CountKind): Promise<TopEntry[]> =>
       (await sql`select key as value, sum(count)::float8 as count from ${counts(kind)} group by key order by sum(count) desc, key collate "C" limit ${top}`).map((r: TopEntry) => ({ value: r.value, count: r.count }));
-    const [totalEvents, windowEvents, lists] = await Promise.all([this.totalEvents(), this.countRange(range, null), Promise.all(COUNT_KINDS.map(topOf))]);
+    const [totalEvents, windowEvents, lists] = await Promise.all([this.totalEvents(), this.countRange(range), Promise.all(COUNT_KINDS.map(topOf))]);
     const topLists = Object.fromEntries(COUNT_KINDS.map((k, i) => [k, lists[i]])) as Record<CountKind, TopEntry[]>;
     return { totalEvents, windowEvents, topStart: fromBucket * HOUR_MS, topEnd: toBucket * HOUR_MS, sampled: null, top: topLists };
   }

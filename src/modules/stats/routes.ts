@@ -103,7 +103,7 @@ export const statsApi = (deps: {
         tags: ["Stats"],
         summary: "Event statistics",
         description:
-          "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands, credential pairs and SSH client fingerprints (HASSH) over a time range (a `window` back from now, or `from`/`to`), of one node, pot or kind if asked, with the credit the geolocation data asks for. `window_events` is exact for any range. Without a filter the top lists come from hourly counters and count the whole hours the range reaches into (`top_start`..`top_end`); with a node/pot/kind filter they are counted over the range's most recent matching events (`sampled` says how many).",
+          "Totals, the ingest counters (of every instance of a cluster, summed), each output's and the alert rules' delivery state, and the top source IPs, usernames, passwords, event types, source countries and ASNs, commands, credential pairs and SSH client fingerprints (HASSH) over a time range (a `window` back from now, or `from`/`to`), of one node, pot or kind if asked, with the credit the geolocation data asks for. `window_events` is exact for any range. Without a filter the top lists come from hourly counters and count the whole hours the range reaches into (`top_start`..`top_end`); with a node/pot/kind filter `event_types` stays exact and the others are counted over the range's most recent matching events (`sampled` says how many).",
       },
     },
   );

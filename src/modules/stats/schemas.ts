@@ -20,7 +20,7 @@ export const Stats = Type.Object(
     top_start: Type.Optional(Type.String({ description: "Without a node/pot/kind filter the top lists (but `commands`) come from hourly counters: they count the whole hours from `top_start` (ISO 8601, the range's start rounded down to the hour) to `top_end` (its end rounded up). With a filter they count the range itself." })),
     top_end: Type.Optional(Type.String({ description: "End of what the top lists count (ISO 8601, exclusive): see `top_start`." })),
     sampled: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-      description: `With a node/pot/kind filter (the hourly counters have no such dimension) every top list is counted over the range's most recent matching events, at most ${COMMANDS_SAMPLE.toLocaleString("en")}: how many were read. Null without a filter.`,
+      description: `With a node/pot/kind filter (the hourly counters have no such dimension) the top lists but \`event_types\` are counted over the range's most recent matching events, at most ${COMMANDS_SAMPLE.toLocaleString("en")}: how many were read (\`event_types\` and \`window_events\` stay exact). Null without a filter.`,
     })),
     ingest: Type.Object(
       {
