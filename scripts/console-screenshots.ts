@@ -84,7 +84,7 @@ if (wanted("session")) {
   await page.close();
 }
 // Malware: a second cowrie that may fetch from this machine, where a web server holds an ELF and
-// a dropper; two attackers' wget bring them in. Installed last, so the pages above are as before.
+// a dropper; three attackers' wget bring them in. Installed last, so the pages above are as before.
 if (wanted("artifacts") || wanted("artifact")) {
   using web = malwareServer();
   const url = `http://127.0.0.1:${web.port}`;
