@@ -109,6 +109,19 @@ function toLocalInput(ms: number): string {
 }
 const fromLocalInput = (v: string) => (v ? new Date(v).getTime() : NaN);
 
+/** The presets as `since` for pages that filter by since/until (events, sessions): `pick` gets the window. */
+export function SinceButtons({ since, until, pick }: { since?: string; until?: string; pick: (window: string) => void }) {
+  return (
+    <fieldset class="ranges" aria-label="Time range">
+      {PRESETS.map((w) => (
+        <button key={w} type="button" class="ghost" aria-pressed={since === w && !until} onClick={() => pick(w)}>
+          last {w}
+        </button>
+      ))}
+    </fieldset>
+  );
+}
+
 /** The picker: one button per preset and a from/to form; each choice navigates to the new URL. */
 export function TimeRangePicker({ range, fallback }: { range: TimeRange; fallback: string }) {
   const [open, setOpen] = useState(!isLive(range));

@@ -211,5 +211,14 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   await page.waitForURL(`${core.api}/pots/web-01?range=7d`);
   await page.getByTestId("dash-usernames").getByRole("link", { name: "webadmin" }).waitFor();
 
+  // The sessions page takes the same presets as its since filter.
+  await page.goto(`${core.api}/sessions`);
+  await page.getByRole("button", { name: "last 15m" }).click();
+  await page.waitForURL(`${core.api}/sessions?since=15m`);
+  const sessions = (await getJson(`${core.api}/api/v1/sessions?since=15m`)).body.sessions as unknown[];
+  expect(sessions.length).toBeGreaterThan(0);
+  await until(async () => (await page.getByTestId("sessions").locator("tbody tr").count()) === sessions.length, "the last 15 minutes' sessions", 1000);
+  await page.getByRole("button", { name: "last 15m", pressed: true }).waitFor();
+
   expect(errors).toEqual([]);
 }, 90_000);

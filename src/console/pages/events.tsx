@@ -11,6 +11,7 @@ import { get, qs, type EventRecord } from "../api";
 import { ErrorNote, EventCells, Json, useAsync } from "../components";
 import { asName, countryName, num, time } from "../format";
 import { navigate } from "../router";
+import { SinceButtons } from "../timerange";
 
 const FIELDS = ["node_id", "pot_id", "pot_type", "event_type", "src_ip", "since", "until", "country", "asn", "hassh"] as const;
 /** Matched here, in the events REST's filters let through: `data.username`, `data.password`, `data.input`. */
@@ -147,13 +148,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
         {data.username !== undefined && field("username", "Username", "root")}
         {data.password !== undefined && field("password", "Password", "123456")}
         {data.command !== undefined && field("command", "Command", "uname -a")}
-        <fieldset class="ranges" aria-label="Time range">
-          {["1h", "24h", "7d"].map((r) => (
-            <button key={r} type="button" class="ghost" aria-pressed={filter.since === r && !filter.until} onClick={() => go({ ...all, since: r, until: "" })}>
-              last {r}
-            </button>
-          ))}
-        </fieldset>
+        <SinceButtons since={filter.since} until={filter.until} pick={(r) => go({ ...all, since: r, until: "" })} />
         <button type="submit">Filter</button>
         <button type="button" class="ghost" onClick={() => go({})}>
           Clear

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { get, qs } from "../api";
 import { ErrorNote, useAsync } from "../components";
 import { navigate } from "../router";
+import { SinceButtons } from "../timerange";
 import { SessionsTable } from "../sessions/table";
 import type { SessionPage } from "../sessions/types";
 
@@ -65,6 +66,7 @@ export function SessionsPage({ query }: { query: URLSearchParams }) {
         {flag("login_success", "Logged in")}
         {flag("has_commands", "Commands")}
         {flag("has_download", "Files")}
+        <SinceButtons since={filter.since} until={filter.until} pick={(r) => go({ ...filter, since: r, until: "" })} />
         <button type="submit">Filter</button>
         <button type="button" class="ghost" onClick={() => go({})}>
           Clear
