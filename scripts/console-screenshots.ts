@@ -65,7 +65,6 @@ await shoot("/events", "events");
 await shoot("/attackers/127.0.0.1", "attacker", { height: 1000 });
 await shoot("/nodes", "nodes");
 await shoot(`/nodes/${nodeId}`, "node", { full: true });
-await shoot("/settings", "settings", { scheme: "light" });
 await shoot("/", "overview-light", { scheme: "light" });
 await shoot("/", "overview-phone", { width: 390, height: 844, full: false });
 await shoot("/sessions", "sessions");
@@ -101,4 +100,31 @@ if (wanted("artifacts") || wanted("artifact")) {
   await until(async () => (await getJson(`${core.api}/api/v1/artifacts/${sha(DROPPER)}`)).body.sightings?.[0]?.session_id, "the dropper", 3000);
   await shoot("/artifacts", "artifacts");
   await shoot(`/artifacts/${elf.sha256}`, "artifact", { height: 900 });
+}
+// Settings: outputs (a webhook to a receiver here, a syslog whose receiver is away) and alert
+// rules routed to them, the form for a new output open. Made last: the alerts would show on the pages above.
+if (wanted("settings")) {
+  const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
+  const call = (method: string, path: string, body?: unknown) =>
+    getJson(`${core.api}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  await call("POST", "/api/v1/outputs", { name: "soar", type: "webhook", url: `http://127.0.0.1:${receiver.port}/hooks/honeybee`, secret: "change-me", from: "earliest" });
+  await call("POST", "/api/v1/outputs", { name: "siem", type: "syslog", host: "127.0.0.1", port: freePort(), format: "cef", from: "earliest", retry: { min_backoff_ms: 1000, max_backoff_ms: 5000 } });
+  await call("POST", "/api/v1/outputs", { name: "slack", type: "webhook", preset: "slack", url: `http://127.0.0.1:${receiver.port}/services/T0001/B0001/${"x".repeat(24)}1`, event_types: [] });
+  await call("POST", "/api/v1/outputs/slack/pause");
+  await call("POST", "/api/v1/rules", { name: "root-login", severity: "high", match: { event_type: "cowrie.login.success", fields: [{ field: "data.username", equals: "root" }] }, outputs: ["soar", "slack"] });
+  await call("POST", "/api/v1/rules", { name: "download-command", severity: "critical", match: { event_type: "cowrie.command.input", fields: [{ field: "data.input", regex: "\\b(wget|curl|tftp)\\b" }] }, outputs: ["siem"] });
+  await until(async () => {
+    const o = (await call("GET", "/api/v1/outputs")).body.outputs as { status: { name: string; delivered: number; failed: number } }[];
+    return o.find((x) => x.status.name === "soar")!.status.delivered > 0 && o.find((x) => x.status.name === "siem")!.status.failed > 0;
+  }, "the outputs' first deliveries", 3000);
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 }, colorScheme: "light" });
+  await page.goto(`${core.api}/settings`);
+  await page.locator('tr[data-output="siem"] td.last-error', { hasText: "ECONNREFUSED" }).or(page.locator('tr[data-output="siem"] td.last-error', { hasText: "refused" })).first().waitFor();
+  await page.getByRole("button", { name: "New output" }).click();
+  await page.getByTestId("output-form").waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "console-settings.png"), fullPage: true });
+  console.log("docs/images/console-settings.png");
+  await page.close();
+  receiver.stop(true);
 }

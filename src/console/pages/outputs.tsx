@@ -10,7 +10,7 @@ import type { RuleInfo as RuleInfoOf, RulesStatus as RulesStatusOf } from "../..
 import { ApiError, del, get, post, put, type Wire } from "../api";
 import { Card, ErrorNote, Unavailable, useAsync, useInterval, useMe } from "../components";
 import { num } from "../format";
-import { definitionOf, SchemaFields, valuesOf, type FormValues, type JsonSchema } from "./schema-form";
+import { definitionOf, Described, SchemaFields, valuesOf, type FormValues, type JsonSchema } from "./schema-form";
 import "./outputs.css";
 
 type OutputInfo = Wire<typeof OutputInfoOf.static>;
@@ -185,7 +185,7 @@ function OutputForm({ types, editing, onDone, onCancel }: { types: OutputType[];
           </div>
           <input id="f-name" value={name} disabled={editing !== null} aria-required="true" aria-describedby="f-name-d" onInput={(e) => setName(e.currentTarget.value)} />
           <small id="f-name-d" class="muted">
-            {nameSchema?.description}
+            <Described text={nameSchema?.description} />
           </small>
         </div>
         <SchemaFields schema={t.schema} secrets={t.secrets} values={values} stored={stored} set={(p, v) => setValues((old) => ({ ...old, [p]: v }))} skip={["name"]} />
@@ -268,7 +268,7 @@ export function OutputsCard() {
                     <td class="n">{num(s.lag)}</td>
                     <td class="n">{num(s.delivered)}</td>
                     <td class="n">{num(s.failed)}</td>
-                    <td class="last-error">
+                    <td class={s.last_error ? "last-error" : "muted"}>
                       <bdi>{s.last_error ?? "–"}</bdi>
                     </td>
                     {operator && (
@@ -370,7 +370,9 @@ function RuleForm({ editing, outputs, onDone, onCancel }: { editing: Rule | null
             </span>
           </div>
           <input id="r-name" value={name} disabled={editing !== null} aria-required="true" onInput={(e) => setName(e.currentTarget.value)} />
-          <small class="muted">Letters, digits, `.`, `_`, `-`. Alerts are stored as events of type alert.&lt;name&gt;.</small>
+          <small class="muted">
+            <Described text="Letters, digits, `.`, `_`, `-`. Alerts are stored as events of type `alert.<name>`." />
+          </small>
         </div>
         <div class="field">
           <label for="r-severity">severity</label>
@@ -389,7 +391,9 @@ function RuleForm({ editing, outputs, onDone, onCancel }: { editing: Rule | null
         <div class="field wide">
           <label for="r-types">event types</label>
           <input id="r-types" value={eventTypes} placeholder="cowrie.login.success, cowrie.command.*" onInput={(e) => setEventTypes(e.currentTarget.value)} />
-          <small class="muted">Comma-separated, `*` matching any characters; empty matches every event type.</small>
+          <small class="muted">
+            <Described text="Comma-separated, `*` matching any characters; empty matches every event type." />
+          </small>
         </div>
       </div>
       <fieldset class="conditions">

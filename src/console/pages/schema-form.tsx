@@ -108,6 +108,12 @@ export function definitionOf(schema: JsonSchema, values: FormValues, prefix = ""
   return out;
 }
 
+/** A schema's description, its `code` spans as code. */
+export function Described({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return <>{text.split("`").map((part, i) => (i % 2 === 1 ? <code key={i}>{part}</code> : part))}</>;
+}
+
 function Field({ name, path, schema, required, secret, values, stored, set }: {
   name: string;
   path: string;
@@ -166,7 +172,7 @@ function Field({ name, path, schema, required, secret, values, stored, set }: {
       {input}
       {(schema.description || kind === "list" || kind === "text-or-list" || secret) && (
         <small id={`${id}-d`} class="muted">
-          {schema.description}
+          <Described text={schema.description} />
           {(kind === "list" || kind === "text-or-list") && " Comma-separated."}
           {secret && (hasStored ? " Stored: leave empty to keep it." : " Write-only: never shown again.")}
         </small>
