@@ -234,8 +234,12 @@ export function sourcesBySegment(rows: readonly { seg: number; value: number }[]
   return keys;
 }
 
-/** Segments whose counts by source and type are kept at most (about 100 bytes each per source and type). */
-const TALLIES_MAX = 200_000;
+/**
+ * Segments whose counts by source and type are kept at most: 200M events, about 50 MB at some
+ * 20 sources and types per segment (10M events are 2,442 segments); past it they are dropped
+ * and read again as asked.
+ */
+const TALLIES_MAX = 50_000;
 
 /**
  * The counts of a filtered range by event type, exactly, without reading its events again and
