@@ -146,7 +146,7 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   await page.getByRole("button", { name: "last 30 days" }).click();
   await page.waitForURL(`${core.api}/kinds/web?range=30d`);
   await page.getByTestId("kind-pots").getByRole("link", { name: "web-01" }).click();
-  await page.waitForURL(`${core.api}/pots/web-01?range=30d`);
+  await page.waitForURL(`${core.api}/pots/web-01?node_id=${nodeId}&range=30d`);
   await page.getByRole("button", { name: "last 30 days", pressed: true }).waitFor();
 
   // A honeypot's dashboard: cowrie's, with the old events in 7 days and not in 24 hours.
@@ -185,7 +185,7 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
 
   // The node's page keeps its honeypots and commands and gains its dashboard, both kinds' tables in it.
   await page.goto(`${core.api}/nodes/${nodeId}`);
-  await page.locator('tr[data-pot="ssh-01"] .badge', { hasText: "Running" }).waitFor();
+  await page.getByTestId("pots").locator('tr[data-pot="ssh-01"] .badge', { hasText: "Running" }).waitFor();
   const dash = page.locator("#node-dashboard");
   await dash.getByTestId("dash-usernames").getByRole("link", { name: "webadmin" }).waitFor();
   await dash.getByTestId("dash-usernames").getByRole("link", { name: "root" }).waitFor();
@@ -204,11 +204,11 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   await page.locator("#entry-cowrie-command-input-input").getByRole("link", { name: "uname -a" }).waitFor();
   await page.goto(`${core.api}/nodes`);
   await page.getByTestId("nodes").locator(".pot", { hasText: "ssh-01" }).getByRole("link", { name: "dashboard" }).click();
-  await page.waitForURL(`${core.api}/pots/ssh-01`);
+  await page.waitForURL(`${core.api}/pots/ssh-01?node_id=${nodeId}`);
   await page.goto(`${core.api}/nodes/${nodeId}?range=7d`);
   // Its pot rows lead to their dashboards.
-  await page.locator('tr[data-pot="web-01"]').getByRole("link", { name: "web-01" }).click();
-  await page.waitForURL(`${core.api}/pots/web-01?range=7d`);
+  await page.getByTestId("pots").locator('tr[data-pot="web-01"]').getByRole("link", { name: "web-01" }).click();
+  await page.waitForURL(`${core.api}/pots/web-01?node_id=${nodeId}&range=7d`);
   await page.getByTestId("dash-usernames").getByRole("link", { name: "webadmin" }).waitFor();
 
   // The sessions page takes the same presets as its since filter.

@@ -186,6 +186,9 @@ export function Dashboard({ scope, kinds, query, fallback = DEFAULT_RANGE }: { s
   );
 }
 
+/** The dashboard of one honeypot: pot ids are per node, so its node's too when it has one. */
+export const potHref = (pot: { pot_id: string; node_id?: string | null }) => withRange(`/pots/${encodeURIComponent(pot.pot_id)}${pot.node_id && pot.node_id !== "0" ? `?node_id=${pot.node_id}` : ""}`);
+
 const usePots = () => useAsync(() => Promise.all([get<{ honeypots: Pot[] }>("/api/v1/honeypots"), get<{ nodes: NodeSummary[] }>("/api/v1/nodes")]), []);
 
 /** `/kinds/{kind}`: every honeypot of one kind. */
@@ -207,7 +210,7 @@ export function KindPage({ kind, query }: { kind: string; query: URLSearchParams
         {pots.data && mine.length === 0 && <span class="muted">none registered</span>}
         {mine.map((p) => (
           <span key={`${p.node_id} ${p.pot_id}`} class="pot">
-            <a href={withRange(`/pots/${encodeURIComponent(p.pot_id)}`)}>
+            <a href={potHref(p)}>
               <bdi>{p.pot_id}</bdi>
             </a>{" "}
             <Status value={p.status} />
@@ -219,11 +222,12 @@ export function KindPage({ kind, query }: { kind: string; query: URLSearchParams
   );
 }
 
-/** `/pots/{pot_id}`: one honeypot (on whichever nodes run one of that id). */
+/** `/pots/{pot_id}`: one honeypot; `?node_id=` the one on that node (pot ids are per node), else every one of that id. */
 export function PotPage({ potId, query }: { potId: string; query: URLSearchParams }) {
   const pots = usePots();
+  const nodeId = query.get("node_id") ?? undefined;
   const [list, nodes] = pots.data ?? [null, null];
-  const mine = list?.honeypots.filter((p) => p.pot_id === potId) ?? [];
+  const mine = list?.honeypots.filter((p) => p.pot_id === potId && (!nodeId || p.node_id === nodeId)) ?? [];
   const kinds = [...new Set(mine.map((p) => p.pot_type))];
   const nodeName = (id?: string) => nodes?.nodes.find((n) => n.node_id === id)?.node_name ?? id;
   return (
@@ -253,7 +257,7 @@ export function PotPage({ potId, query }: { potId: string; query: URLSearchParam
           ))}
         </dl>
       )}
-      {list && <Dashboard scope={{ pot_id: potId }} kinds={kinds} query={query} />}
+      {list && <Dashboard scope={nodeId ? { node_id: nodeId, pot_id: potId } : { pot_id: potId }} kinds={kinds} query={query} />}
     </main>
   );
 }

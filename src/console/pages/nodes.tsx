@@ -13,7 +13,7 @@ import { Card, DrillLink, ErrorNote, Json, Status, useAsync, useInterval, useMe 
 import { openFeed } from "../feed";
 import { ago, time } from "../format";
 import { withRange } from "../timerange";
-import { NodeDashboard } from "./dashboard";
+import { NodeDashboard, potHref } from "./dashboard";
 import { eventsHref } from "../links";
 
 export function NodesPage() {
@@ -29,7 +29,7 @@ export function NodesPage() {
         (<DrillLink kind="pot_type" value={p.pot_type} />)
       </span>{" "}
       <Status value={p.status} />{" "}
-      <a class="small" href={`/pots/${encodeURIComponent(p.pot_id)}`} title={`The dashboard of ${p.pot_id}`}>
+      <a class="small" href={potHref(p)} title={`The dashboard of ${p.pot_id}`}>
         dashboard
       </a>
     </span>
@@ -284,7 +284,7 @@ export function NodePage({ id, query }: { id: string; query: URLSearchParams }) 
               {n?.honeypots.map((p) => (
                 <tr key={p.pot_id} data-pot={p.pot_id}>
                   <td>
-                    <a href={withRange(`/pots/${encodeURIComponent(p.pot_id)}`)} title="The honeypot's dashboard">
+                    <a href={potHref({ pot_id: p.pot_id, node_id: id })} title="The honeypot's dashboard">
                       <bdi>{p.pot_id}</bdi>
                     </a>
                   </td>

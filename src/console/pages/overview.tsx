@@ -12,7 +12,7 @@ import { openFeed } from "../feed";
 import { asName, countryName, num } from "../format";
 import { attackerHref, drillHref, type Scope as LinkScope } from "../links";
 import { RangeChart, stepWords, useTimelines } from "../timeline";
-import { pairHref, type StatsTop } from "./dashboard";
+import { pairHref, potHref, type StatsTop } from "./dashboard";
 import { isLive, rangeLabel, rangeParams, rangeShort, linkRange, readRange, TimeRangePicker, withRange } from "../timerange";
 
 const DEFAULT_RANGE = "24h";
@@ -59,7 +59,7 @@ function Health() {
                     {pots.length === 0 && <span class="muted">no honeypots</span>}
                     {pots.map((p) => (
                       <span key={p.pot_id} class="pot">
-                        <a href={withRange(`/pots/${encodeURIComponent(p.pot_id)}`)} title="The honeypot's dashboard">
+                        <a href={potHref(p)} title="The honeypot's dashboard">
                           <bdi>{p.pot_id}</bdi>
                         </a>{" "}
                         <a class="muted" href={withRange(`/kinds/${encodeURIComponent(p.pot_type)}`)} title="The dashboard of every honeypot of this kind">
