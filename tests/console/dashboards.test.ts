@@ -82,6 +82,9 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   await page.getByRole("button", { name: "Show" }).click();
   await page.waitForURL(/\/\?from=[^&]+&to=[^&]+$/);
   await rangeEvents.getByText(String(OLD.length), { exact: true }).waitFor();
+  // Its chart too: drawn, and nothing on the page says an API refused the range.
+  await page.locator("#chart-range .uplot").waitFor();
+  expect(await page.getByRole("alert").count()).toBe(0);
   expect(await page.getByTestId("top-ips").locator("tbody tr").allTextContents()).toEqual([`203.0.113.503`]);
   // A reload keeps the range: it is the URL.
   await page.reload();
@@ -163,6 +166,8 @@ test("time ranges on the overview; kind, honeypot and node dashboards with their
   await page.waitForURL(`${core.api}/pots/ssh-01?range=7d`);
   await page.getByTestId("range-events").getByText(String(sshRecent + OLD.length), { exact: true }).waitFor();
   await page.getByTestId("dash-usernames").getByRole("link", { name: "olduser" }).waitFor();
+  await page.locator("#dash-chart .uplot").waitFor();
+  expect(await page.getByRole("alert").count()).toBe(0);
 
   // Drill-down: an event type of this honeypot, over this range, to its events.
   await page.getByTestId("dash-types").getByRole("link", { name: "cowrie.login.failed" }).click();
