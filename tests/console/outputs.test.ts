@@ -60,6 +60,10 @@ test("an operator adds, tests, pauses, edits and deletes a webhook output and a 
   await form.getByText("Where batches are POSTed.").waitFor();
   expect(await form.getByLabel("preset", { exact: true }).locator("option").allTextContents()).toEqual(["default (json)", "json", "slack", "teams"]);
   await form.getByLabel("name", { exact: true }).fill("hook");
+  // A bad value: Core's answer names the field, and the form stays as it was.
+  await form.getByLabel("url", { exact: true }).fill("ftp://example.org/");
+  await form.getByRole("button", { name: "Add output" }).click();
+  await form.getByRole("alert").getByText("400 bad_request: invalid webhook output: /url Expected string to match '^https?://'").waitFor();
   await form.getByLabel("url", { exact: true }).fill(`http://127.0.0.1:${hook.server.port}/hook`);
   await form.getByLabel("secret", { exact: true }).fill(SECRET);
   // Only the alerts of rules that name it.
