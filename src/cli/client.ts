@@ -71,6 +71,10 @@ export class ApiClient {
     return this.request<T>("POST", path, body);
   }
 
+  put<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>("PUT", path, body);
+  }
+
   private async request<T>(method: string, path: string, body?: unknown, asText = false): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";

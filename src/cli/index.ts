@@ -1,12 +1,13 @@
 /**
  * The management commands of `honeybee`, registered on the program that main.ts builds:
- * nodes, node show, pots, install, start, stop, restart, status, logs, metrics, remove, events,
+ * nodes, node show, node locate, pots, install, start, stop, restart, status, logs, metrics, remove, events,
  * stats, sessions, session, artifacts, catalogue, up.
  */
 import type { Command } from "commander";
 import { registerArtifactCommands } from "./artifacts";
 import { registerCatalogueCommand } from "./catalogue";
 import { registerEventCommands } from "./events";
+import { registerNodeLocationCommand } from "./node-location";
 import { registerNodeCommands } from "./nodes";
 import { registerPotAnswerCommands } from "./pot-answers";
 import { registerPotCommands } from "./pots";
@@ -19,6 +20,7 @@ export function registerCliCommands(program: Command): void {
   // agent, `honeybee node show ID` reads the registry. Created here if the agent is absent.
   const node = program.commands.find((c) => c.name() === "node") ?? program.command("node").description("node agent and node details");
   registerNodeCommands(program, node);
+  registerNodeLocationCommand(node);
   registerPotCommands(program);
   registerPotAnswerCommands(program);
   registerEventCommands(program);

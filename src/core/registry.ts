@@ -4,7 +4,7 @@
  * the bus. The command router asks it which connection holds a node.
  */
 import type { Logger } from "../log";
-import type { NodeRow, PotRow } from "../db/registry-store";
+import type { NodeLocation, NodeRow, PotRow } from "../db/registry-store";
 import type { RegistryStorage } from "../db/stores";
 import { RateLimitedLog } from "../net/rate-limited-log";
 import type { NodeRegistration, PotStatusUpdate } from "../protocol/messages";
@@ -89,6 +89,7 @@ export class Registry {
       port: reg.port ?? null,
       registered_at: existing?.row.registered_at ?? now,
       last_seen: now,
+      location: existing?.row.location ?? null,
     };
     this.nodes.set(reg.node_id, { row, link, catalogue: reg.catalogue });
     this.version++;
@@ -114,6 +115,16 @@ export class Registry {
       this.store.setNodeStatus(nodeId, status, n.row.last_seen);
     }
     this.bus.publish("NodeStatusUpdate", { node_id: nodeId, status }, { node_id: nodeId });
+  }
+
+  /** Where the operator says the node stands (null: unknown); false when the node is not registered. */
+  setLocation(nodeId: bigint, location: NodeLocation | null): boolean {
+    const n = this.nodes.get(nodeId);
+    if (!n) return false;
+    n.row.location = location;
+    this.version++;
+    this.store.setNodeLocation(nodeId, location);
+    return true;
   }
 
   updatePot(u: PotStatusUpdate): void {
@@ -185,7 +196,7 @@ export class Registry {
     }
     const now = Date.now();
     const { catalogue, ...fields } = reg;
-    const row: NodeRow = { ...fields, status: "Connected", registered_at: existing?.row.registered_at ?? now, last_seen: now };
+    const row: NodeRow = { ...fields, status: "Connected", registered_at: existing?.row.registered_at ?? now, last_seen: now, location: existing?.row.location ?? null };
     this.nodes.set(reg.node_id, { row, link: null, catalogue });
     this.version++;
     this.bus.publish("NodeRegistration", reg, { node_id: reg.node_id });

@@ -7,6 +7,13 @@ import type { Db } from "./index";
 import { honeypots, nodes } from "./schema";
 import type { RegistryStorage } from "./stores";
 
+/** Where a sensor stands, as the operator set it (the attack map draws arcs to it). */
+export interface NodeLocation {
+  lat: number;
+  lon: number;
+  label: string | null;
+}
+
 export interface NodeRow {
   node_id: bigint;
   node_name: string;
@@ -16,6 +23,8 @@ export interface NodeRow {
   port: number | null;
   registered_at: number;
   last_seen: number;
+  /** Not written by upsertNode (a registration does not move a sensor): setNodeLocation. */
+  location?: NodeLocation | null;
 }
 
 export interface PotRow {
@@ -53,6 +62,10 @@ export class RegistryStore implements RegistryStorage {
     this.db.update(nodes).set({ status: "Unknown" }).run();
   }
 
+  setNodeLocation(nodeId: bigint, l: NodeLocation | null): void {
+    this.db.update(nodes).set(locationColumns(l)).where(eq(nodes.nodeId, nodeId.toString())).run();
+  }
+
   listNodes(): NodeRow[] {
     return this.db.select().from(nodes).orderBy(asc(nodes.registeredAt)).all().map(toNode);
   }
@@ -81,7 +94,17 @@ function toNode(r: typeof nodes.$inferSelect): NodeRow {
     port: r.port,
     registered_at: r.registeredAt,
     last_seen: r.lastSeen,
+    location: locationOf(r),
   };
+}
+
+/** The nodes table's location columns for a location (all null: none). */
+export function locationColumns(l: NodeLocation | null): { lat: number | null; lon: number | null; locationLabel: string | null } {
+  return { lat: l?.lat ?? null, lon: l?.lon ?? null, locationLabel: l?.label ?? null };
+}
+
+export function locationOf(r: { lat: number | null; lon: number | null; locationLabel: string | null }): NodeLocation | null {
+  return r.lat === null || r.lon === null ? null : { lat: r.lat, lon: r.lon, label: r.locationLabel };
 }
 
 function toPot(r: typeof honeypots.$inferSelect): PotRow {

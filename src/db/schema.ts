@@ -5,7 +5,7 @@
  * decimal text; they are compared for equality only, never ordered.
  */
 import { sql } from "drizzle-orm";
-import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const nodes = sqliteTable("nodes", {
   nodeId: text("node_id").primaryKey(),
@@ -16,6 +16,10 @@ export const nodes = sqliteTable("nodes", {
   port: integer("port"),
   registeredAt: integer("registered_at").notNull(),
   lastSeen: integer("last_seen").notNull(),
+  // Where the operator says the sensor stands (PUT /api/v1/nodes/{id}/location), for the attack map; null until set.
+  lat: real("lat"),
+  lon: real("lon"),
+  locationLabel: text("location_label"),
 });
 
 export const honeypots = sqliteTable(

@@ -16,7 +16,7 @@ import type { CommandQuery, CommandRecord, CommandStatus } from "./command-store
 import type { EventFilter, EventPage, EventRow, StatsAsk, StatsSummary, StoredEvent } from "./event-queries";
 import type { TopEntry } from "./read-limits";
 import type { SourceEntry, TypeEntry } from "./event-store";
-import type { NodeRow, PotRow } from "./registry-store";
+import type { NodeRow, PotRow, NodeLocation } from "./registry-store";
 import type { SessionStorage } from "./session-queries";
 import type { AddressStorage } from "./address-store";
 import type { IndicatorStorage } from "./indicator-store";
@@ -30,6 +30,8 @@ export interface RegistryStorage {
   upsertNode(n: NodeRow): void;
   setNodeStatus(nodeId: bigint, status: string, at: number): void;
   markAllNodesUnknown(): void;
+  /** Where the operator says the node stands (null: unknown); kept apart from what a registration rewrites. */
+  setNodeLocation(nodeId: bigint, location: NodeLocation | null): void;
   listNodes(): NodeRow[];
   upsertPot(p: PotRow): void;
   deletePot(nodeId: bigint, potId: string): void;

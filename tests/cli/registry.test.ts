@@ -29,7 +29,7 @@ describe("nodes, node show, pots", () => {
     // The id is written with all its digits: it never passed through a double.
     expect((await cli(["nodes", "--json"], core)).stdout).toContain(`"node_id":${BIG_ID}`);
 
-    const detail = { node_id: BIG_ID, node_name: "sensor-1", status: "Running", node_type: "Full", address: "127.0.0.1", port: 0, last_seen: expect.any(String), honeypots: [{ pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] };
+    const detail = { node_id: BIG_ID, node_name: "sensor-1", status: "Running", node_type: "Full", location: null, address: "127.0.0.1", port: 0, last_seen: expect.any(String), honeypots: [{ pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] };
     for (const ref of [String(BIG_ID), "sensor-1"]) {
       expect((await cli(["node", "show", ref, "--json"], core)).json).toEqual(detail);
       const shown = await cli(["node", "show", ref], core);
@@ -43,6 +43,12 @@ describe("nodes, node show, pots", () => {
     expect(pots.stdout).toBe(["POT     TYPE    STATUS   NODE      NODE_ID", `ssh-01  cowrie  Running  sensor-1  ${BIG_ID}`, ""].join("\n"));
     expect((await cli(["pots", "--json", "--node", "sensor-1"], core)).json).toEqual({ honeypots: [{ node_id: BIG_ID, pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] });
     expect((await cli(["honeypots", "--json"], core)).json.honeypots).toHaveLength(1);
+
+    // Where the sensor stands, for the console's attack map (issue 34): south and west are negative.
+    expect(await cli(["node", "locate", "sensor-1", "-33.87", "-70.5", "--label", "Santiago"], core)).toMatchObject({ code: 0, stdout: `sensor-1 (${BIG_ID}) stands at -33.87, -70.5 (Santiago)\n` });
+    expect((await cli(["node", "show", "sensor-1", "--json"], core)).json.location).toEqual({ lat: -33.87, lon: -70.5, label: "Santiago" });
+    const bad = await cli(["node", "locate", "sensor-1", "91", "0"], core);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("expected degrees from -90 to 90") });
   });
 
   test("an empty registry says what to do next", async () => {

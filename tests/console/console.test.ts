@@ -242,9 +242,9 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
   await page.getByTestId("countries").waitFor();
   await page.getByTestId("geo-credit").getByText("Countries: ").waitFor();
   await page.goto(core.api + "/settings");
-  // Outputs and rules exist on this Core: their definitions (none yet) are shown.
-  await page.locator("#outputs pre.json", { hasText: '"outputs": []' }).waitFor();
-  await page.locator("#rules pre.json").waitFor();
+  // Outputs and rules exist on this Core: their tables (none yet) are shown.
+  await page.getByTestId("outputs").getByText("No outputs yet.").waitFor();
+  await page.getByTestId("rules").getByText("No alert rules yet.").waitFor();
   await page.getByTestId("whoami").getByText("checks no API tokens").waitFor();
 
   // Keyboard: the skip link and the navigation are reachable with Tab.

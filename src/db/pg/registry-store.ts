@@ -3,7 +3,7 @@
  * registry in memory anyway, src/core/registry.ts), every change written through in order.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { NodeRow, PotRow } from "../registry-store";
+import { locationColumns, locationOf, type NodeLocation, type NodeRow, type PotRow } from "../registry-store";
 import type { RegistryStorage } from "../stores";
 import type { PgDb } from "./index";
 import { honeypots, nodes } from "./schema";
@@ -23,7 +23,7 @@ export class PgRegistryStore implements RegistryStorage {
     return new PgRegistryStore(
       db,
       writes,
-      ns.map((r) => ({ node_id: BigInt(r.nodeId), node_name: r.nodeName, node_type: r.nodeType, status: r.status, address: r.address, port: r.port, registered_at: r.registeredAt, last_seen: r.lastSeen })),
+      ns.map((r) => ({ node_id: BigInt(r.nodeId), node_name: r.nodeName, node_type: r.nodeType, status: r.status, address: r.address, port: r.port, registered_at: r.registeredAt, last_seen: r.lastSeen, location: locationOf(r) })),
       ps.map((r) => ({ node_id: BigInt(r.nodeId), pot_id: r.potId, pot_type: r.potType, status: r.status, message: r.message, updated_at: r.updatedAt })),
     );
   }
@@ -40,6 +40,10 @@ export class PgRegistryStore implements RegistryStorage {
   markAllNodesUnknown(): void {
     for (const n of this.nodes) n.status = "Unknown";
     this.writes.push("node status", () => this.db.update(nodes).set({ status: "Unknown" }));
+  }
+
+  setNodeLocation(nodeId: bigint, l: NodeLocation | null): void {
+    this.writes.push("node location", () => this.db.update(nodes).set(locationColumns(l)).where(eq(nodes.nodeId, nodeId.toString())));
   }
 
   /** The rows read at start: the registry reads them once, then keeps its own. */

@@ -8,7 +8,7 @@
  * `PARTITION BY RANGE (ts)` clause and the default partition by hand.
  */
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, customType, index, integer, pgTable, primaryKey, text, unique } from "drizzle-orm/pg-core";
+import { bigint, bigserial, customType, doublePrecision, index, integer, pgTable, primaryKey, text, unique } from "drizzle-orm/pg-core";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
 const ms = (name: string) => bigint(name, { mode: "number" });
@@ -22,6 +22,9 @@ export const nodes = pgTable("nodes", {
   port: integer("port"),
   registeredAt: ms("registered_at").notNull(),
   lastSeen: ms("last_seen").notNull(),
+  lat: doublePrecision("lat"),
+  lon: doublePrecision("lon"),
+  locationLabel: text("location_label"),
 });
 
 export const honeypots = pgTable(

@@ -8,7 +8,7 @@ import { errorResponses, notFound } from "../../core/http/errors";
 import { parseNodeId } from "../../core/http/node-ref";
 import { noQuery } from "../../core/http/query";
 import { potFields } from "../pots";
-import { NodeDetail, NodeList } from "./schemas";
+import { NodeDetail, NodeList, NodeLocation, NodeLocationInput } from "./schemas";
 
 /** GET /api/v1/nodes, rebuilt when the registry changes; also served straight from Bun's router. */
 export function nodeList(registry: Registry): (request: Request) => Response {
@@ -20,6 +20,8 @@ export function nodeList(registry: Registry): (request: Request) => Response {
     return nodes();
   };
 }
+
+const NODE_PARAM = t.Object({ node_id: t.String({ description: "Node identifier (unsigned 64-bit integer).", example: "18446744073709551557" }) });
 
 export const nodesApi = (registry: Registry, list: (request: Request) => Response) =>
   new Elysia({ name: "nodes", tags: ["Nodes"] })
@@ -39,6 +41,7 @@ export const nodesApi = (registry: Registry, list: (request: Request) => Respons
           node_name: n.node_name,
           status: n.status,
           node_type: n.node_type,
+          location: n.location ?? null,
           address: n.address,
           port: n.port,
           last_seen: new Date(n.last_seen).toISOString(),
@@ -46,8 +49,30 @@ export const nodesApi = (registry: Registry, list: (request: Request) => Respons
         };
       },
       {
-        params: t.Object({ node_id: t.String({ description: "Node identifier (unsigned 64-bit integer).", example: "18446744073709551557" }) }),
+        params: NODE_PARAM,
         response: { 200: NodeDetail, ...errorResponses({ 400: ["bad_request", 'node_id must be an unsigned 64-bit integer, got "sensor-eu-1"'], 404: ["not_found", "node 18446744073709551557 is not registered"] }) },
         detail: { summary: "Get one node", description: "The node summary plus the honeypots on the node." },
+      },
+    )
+    .put(
+      "/api/v1/nodes/:node_id/location",
+      ({ params, body, request }) => {
+        noQuery(request.url);
+        const id = parseNodeId(params.node_id);
+        const location = { lat: body.lat, lon: body.lon, label: body.label?.trim() || null };
+        if (!registry.setLocation(id, location)) throw notFound(`node ${id} is not registered`);
+        return location;
+      },
+      {
+        params: NODE_PARAM,
+        body: NodeLocationInput,
+        response: {
+          200: NodeLocation,
+          ...errorResponses({ 400: ["bad_request", "invalid request: body lat: Expected number to be less or equal to 90"], 404: ["not_found", "node 18446744073709551557 is not registered"] }),
+        },
+        detail: {
+          summary: "Set where a node stands",
+          description: "Latitude and longitude in degrees and an optional place name: the console's attack map draws arcs from attack sources to it. Kept across re-registrations and restarts; GET /api/v1/nodes/{node_id} shows it as `location`.",
+        },
       },
     );

@@ -6,6 +6,29 @@ import { Type } from "@sinclair/typebox";
 import { NodeId, NodeStatus, NodeType } from "../../protocol/types";
 import { HoneypotInNode } from "../pots/schemas";
 
+/** PUT /api/v1/nodes/{node_id}/location: where the sensor stands, in degrees (WGS 84). */
+export const NodeLocationInput = Type.Object(
+  {
+    lat: Type.Number({ minimum: -90, maximum: 90, description: "Latitude in degrees, -90 to 90." }),
+    lon: Type.Number({ minimum: -180, maximum: 180, description: "Longitude in degrees, -180 to 180." }),
+    label: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: "A place name the map's legend shows, e.g. Frankfurt." })),
+  },
+  { example: { lat: 50.11, lon: 8.68, label: "Frankfurt" } },
+);
+
+export const NodeLocation = Type.Union(
+  [
+    Type.Object({
+      lat: Type.Number({ minimum: -90, maximum: 90 }),
+      lon: Type.Number({ minimum: -180, maximum: 180 }),
+      label: Type.Union([Type.String(), Type.Null()]),
+    }),
+    Type.Null(),
+  ],
+  { description: "Where the operator says the sensor stands (PUT /api/v1/nodes/{node_id}/location); null until set. The console's attack map draws arcs to it." },
+);
+export type NodeLocation = typeof NodeLocation.static;
+
 export const NodeSummary = Type.Object(
   {
     node_id: NodeId,
@@ -21,6 +44,7 @@ export const NodeDetail = Type.Composite(
   [
     NodeSummary,
     Type.Object({
+      location: NodeLocation,
       address: Type.Union([Type.String(), Type.Null()], {
         description: "Where the node says it can be reached (NodeRegistration `address`); the address its connection came from when it gave none.",
         example: "10.0.0.5",
@@ -37,6 +61,7 @@ export const NodeDetail = Type.Composite(
       node_name: "sensor-eu-1",
       status: "Running",
       node_type: "Full",
+      location: { lat: 50.11, lon: 8.68, label: "Frankfurt" },
       address: "10.0.0.5",
       port: 9001,
       last_seen: "2026-11-22T01:07:42.010Z",
