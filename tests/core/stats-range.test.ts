@@ -135,7 +135,7 @@ describe("GET /api/v1/stats/timeline over a range", () => {
     const byName = (await getJson(`${core.api}/api/v1/stats/timeline?window=6h&step=1h&node_id=edge-a`)).body;
     expect(byName.counts.reduce((a: number, n: number) => a + n, 0)).toBe(6);
     const tooMany = await getJson(`${core.api}/api/v1/stats/timeline?from=${iso(T - 2 * 86_400_000)}&to=${iso(T)}&step=1m`);
-    expect([tooMany.status, tooMany.body.error.message]).toEqual([400, "the range / step gives 2880 steps; at most 1440: take a larger step"]);
+    expect([tooMany.status, tooMany.body.error.message]).toEqual([400, "window / step gives 2880 steps; at most 1440: take a larger step"]);
   });
 });
 

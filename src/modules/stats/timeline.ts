@@ -38,12 +38,12 @@ export const timelineApi = (timeline: TimelineStorage, nodes?: NodeNames) =>
       const stepMs = parseStep(query.step ?? "1m");
       const steps = asked.windowMs !== null ? timelineSteps(asked.windowMs, stepMs, now) : rangeSteps(asked.range.from, asked.range.to, stepMs);
       const n = Math.round((steps.end - steps.start) / stepMs);
-      if (n > MAX_STEPS) throw badRequest(`the range / step gives ${n} steps; at most ${MAX_STEPS}: take a larger step`);
+      if (n > MAX_STEPS) throw badRequest(`window / step gives ${n} steps; at most ${MAX_STEPS}: take a larger step`);
       const tl = await timeline.timeline({ ...steps, filter: sourceFilter(query, nodes) });
       return { start: new Date(tl.start).toISOString(), step_seconds: stepMs / 1000, counts: tl.counts };
     },
     {
-      response: { 200: Timeline, ...errorResponses({ 400: ["bad_request", "the range / step gives 10080 steps; at most 1440: take a larger step"] }) },
+      response: { 200: Timeline, ...errorResponses({ 400: ["bad_request", "window / step gives 10080 steps; at most 1440: take a larger step"] }) },
       detail: {
         parameters: TimelineQuery.parameters,
         tags: ["Stats"],
