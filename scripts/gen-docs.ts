@@ -248,7 +248,7 @@ export function renderConfiguration(help: Record<string, string>): string {
 
 /** Each command's `--help`, from the real program (80 columns, as commander wraps for a pipe). */
 export async function collectHelp(): Promise<Record<string, string>> {
-  const commands = ["", "up", "core", "node", "proxy", "token create", "nodes", "node show", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "sessions", "session", "artifacts", "catalogue"];
+  const commands = ["", "up", "core", "node", "proxy", "token create", "nodes", "node show", "node locate", "pots", "install", "start", "stop", "restart", "status", "logs", "metrics", "remove", "events", "stats", "sessions", "session", "artifacts", "catalogue"];
   const out: Record<string, string> = {};
   await Promise.all(
     commands.map(async (c) => {
