@@ -164,6 +164,7 @@ export function startNodeChannel(opts: NodeChannelOptions): NodeChannelHandle {
     registry.touch(c.nodeId);
     switch (msg.kind) {
       case "NodeStatusUpdate":
+        registry.heartbeat(c.nodeId, msg.payload.health);
         registry.setNodeStatus(c.nodeId, msg.payload.status);
         return;
       case "PotStatusUpdate":

@@ -7,7 +7,7 @@ import type { Logger } from "../log";
 import type { NodeLocation, NodeRow, PotRow } from "../db/registry-store";
 import type { RegistryStorage } from "../db/stores";
 import { RateLimitedLog } from "../net/rate-limited-log";
-import type { NodeRegistration, PotStatusUpdate } from "../protocol/messages";
+import type { NodeHealth, NodeRegistration, PotStatusUpdate } from "../protocol/messages";
 import { EXTERNAL, NO_NODE, POT_ID_PATTERN } from "../protocol/types";
 import type { MessageBus } from "./bus";
 import type { PotSighting } from "./ingest/batch-sources";
@@ -36,6 +36,15 @@ interface LiveNode {
   link: NodeLink | null;
   /** NodeRegistration `catalogue`: the fingerprint of the node's default catalogue, if it gave one. */
   catalogue?: string;
+  /** The last heartbeat (NodeStatusUpdate) on this instance, and the figures it carried: memory only. */
+  beat?: NodeBeat;
+}
+
+/** A node's last heartbeat: when it came, and the last figures the node sent with one (docs/protocol.md). */
+export interface NodeBeat {
+  at: number;
+  health: NodeHealth | null;
+  healthAt: number | null;
 }
 
 export class Registry {
@@ -102,6 +111,19 @@ export class Registry {
   touch(nodeId: bigint): void {
     const n = this.nodes.get(nodeId);
     if (n) n.row.last_seen = Date.now();
+  }
+
+  /** A NodeStatusUpdate from the node: a heartbeat, with its figures when it sent some (an older node does not). */
+  heartbeat(nodeId: bigint, health: NodeHealth | undefined): void {
+    const n = this.nodes.get(nodeId);
+    if (!n) return;
+    const at = Date.now();
+    n.beat = health ? { at, health, healthAt: at } : { at, health: n.beat?.health ?? null, healthAt: n.beat?.healthAt ?? null };
+  }
+
+  /** The node's last heartbeat on this instance; null before the first (or when another instance holds it). */
+  beatOf(nodeId: bigint): NodeBeat | null {
+    return this.nodes.get(nodeId)?.beat ?? null;
   }
 
   setNodeStatus(nodeId: bigint, status: string): void {

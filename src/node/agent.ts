@@ -24,6 +24,7 @@ import { createPotCommands } from "./pot-commands";
 import { PotStore } from "./pot-store";
 import { pickBaseEnv, potDir, type NodeContext } from "./pot-runtime";
 import { RecordingShipper } from "./recordings";
+import { healthReader } from "./health";
 import { startRelay, type RelayHandle } from "./relay";
 import { Spool } from "./spool";
 import { Supervisor } from "./supervisor";
@@ -221,6 +222,7 @@ export async function startNode(overrides: Partial<NodeConfig> = {}, logger?: Lo
       credentials,
       logger: log.child({ component: "control" }),
       status: () => "Running",
+      health: healthReader(dataDir),
       onRegistered: (peer) => {
         fwd.follow(peer);
         if (!announced) link!.send("NodeEvent", "Started");

@@ -6,7 +6,7 @@
  * registration (`onRegistered`), which also covers a Core that restarted and forgot them.
  */
 import { parseWithIds, stringify } from "../protocol/json";
-import { decodeEnvelope, envelope, type FileStatus, type MessageKind, type NodeCommand, type Payload, type SessionRecordingAck } from "../protocol/messages";
+import { decodeEnvelope, envelope, type FileStatus, type MessageKind, type NodeHealth, type NodeCommand, type Payload, type SessionRecordingAck } from "../protocol/messages";
 import { formatAddress, startReconnecting, type LineConnection, type PeerOptions } from "./reconnect";
 
 const FROM_CORE = new Set(["RegistrationAck", "NodeCommand", "SessionRecordingAck", "FileStatus", "Error"]);
@@ -30,6 +30,8 @@ export interface ControlLinkOptions extends PeerOptions {
   heartbeatMs: number;
   /** Status sent with every heartbeat. */
   status(): string;
+  /** The node's figures sent with every heartbeat (NodeStatusUpdate `health`), when it has them. */
+  health?(): NodeHealth;
   /** Core accepted the registration; `peer` is its position in `addresses`. */
   onRegistered(peer: number): void;
   onCommand(command: NodeCommand): void;
@@ -69,6 +71,10 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
   let heartbeatMs = opts.heartbeatMs;
 
   const write = (conn: LineConnection, kind: MessageKind, payload: unknown) => conn.write(stringify(envelope(kind, payload as never)) + "\n");
+  const beat = (conn: LineConnection) => {
+    const health = opts.health?.();
+    write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status(), ...(health ? { health } : {}) });
+  };
 
   const stopHeartbeat = () => {
     if (heartbeat) clearInterval(heartbeat);
@@ -78,7 +84,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
   const startHeartbeat = (conn: LineConnection) => {
     stopHeartbeat();
     heartbeat = setInterval(() => {
-      if (registeredOn === conn) write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
+      if (registeredOn === conn) beat(conn);
     }, heartbeatMs);
   };
 
@@ -115,7 +121,7 @@ export function startControlLink(opts: ControlLinkOptions): ControlLink {
         }
         lastPeer = conn.peer;
         logger.info({ node_id: opts.nodeId.toString(), core: named(conn.peer) }, "registered with Core");
-        write(conn, "NodeStatusUpdate", { node_id: opts.nodeId, status: opts.status() });
+        beat(conn);
         startHeartbeat(conn);
         opts.onRegistered(conn.peer);
         for (const resolve of registeredWaiters.splice(0)) resolve();

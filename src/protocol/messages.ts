@@ -29,7 +29,27 @@ export const NodeRegistration = Type.Object({
 });
 export type NodeRegistration = Static<typeof NodeRegistration>;
 
-export const NodeStatusUpdate = Type.Object({ node_id: NodeId, status: NodeStatusValue });
+/** A node's own figures, sent with its heartbeats (NodeStatusUpdate `health`); each is optional. */
+export const NodeHealth = Type.Object(
+  {
+    agent_version: Type.Optional(Type.String({ maxLength: 64, description: "Version of the node agent." })),
+    uptime_s: Type.Optional(Type.Number({ minimum: 0, description: "Seconds since the node agent started." })),
+    host_uptime_s: Type.Optional(Type.Number({ minimum: 0, description: "Seconds since the node's host booted." })),
+    cpus: Type.Optional(Type.Integer({ minimum: 0, description: "Logical CPUs of the host." })),
+    cpu_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: "CPU use of the whole host since the previous heartbeat, in percent of all its CPUs." })),
+    load_1m: Type.Optional(Type.Number({ minimum: 0, description: "The host's load average over one minute." })),
+    mem_total_bytes: Type.Optional(Type.Integer({ minimum: 0, description: "The host's memory." })),
+    mem_available_bytes: Type.Optional(Type.Integer({ minimum: 0, description: "Memory available to new programs (Linux MemAvailable)." })),
+    agent_rss_bytes: Type.Optional(Type.Integer({ minimum: 0, description: "Resident memory of the node agent itself." })),
+    disk_total_bytes: Type.Optional(Type.Integer({ minimum: 0, description: "Size of the file system holding the node's data directory." })),
+    disk_free_bytes: Type.Optional(Type.Integer({ minimum: 0, description: "Space left on it for the node (what an unprivileged user may use)." })),
+  },
+  { example: { agent_version: "0.9.0", uptime_s: 86400, cpus: 2, cpu_percent: 3.5, mem_total_bytes: 2_082_000_896, mem_available_bytes: 1_300_000_000, disk_total_bytes: 20_000_000_000, disk_free_bytes: 12_000_000_000 } },
+);
+export type NodeHealth = Static<typeof NodeHealth>;
+
+/** The heartbeat; `health` is this project's extension (older nodes and the upstream node leave it out). */
+export const NodeStatusUpdate = Type.Object({ node_id: NodeId, status: NodeStatusValue, health: Type.Optional(NodeHealth) });
 export type NodeStatusUpdate = Static<typeof NodeStatusUpdate>;
 
 export const PotStatusUpdate = Type.Object({

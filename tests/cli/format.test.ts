@@ -4,6 +4,8 @@ import { eventDetail, eventLine, eventsTable, statsText, type EventRecord } from
 import { summary } from "../../src/cli/up";
 import { CommandWatch } from "../../src/cli/wait";
 import { clean, renderTable } from "../../src/cli/table";
+import { nodeDetail } from "../../src/cli/format";
+import type { NodeDetail } from "../../src/cli/client";
 
 const ID = 18446744073709551557n;
 
@@ -191,4 +193,22 @@ test("up's summary names every address and the next command", () => {
   );
   const moved = summary({ host: "0.0.0.0", ports: { node: 1, api: 2, ws: 3, event: 4 }, node: { name: "n", id: 1n, data: "d" }, db: "x.db", cli: "honeybee" });
   expect(moved).toContain("  HONEYBEE_API=http://127.0.0.1:2 HONEYBEE_WS=ws://127.0.0.1:3 honeybee install n cowrie --pot-id ssh-01 --start");
+});
+
+test("node show: the heartbeat's age and the node's figures when its heartbeats carry them; an older node's without", () => {
+  const now = Date.now();
+  const base = { node_id: 7n, node_name: "edge", status: "Running", node_type: "Full", location: null, address: "10.0.0.5", port: 9001, last_seen: new Date(now).toISOString(), honeypots: [] } as unknown as NodeDetail;
+  const beat = new Date(now - 4000).toISOString();
+  const health = { agent_version: "1.2.3", uptime_s: 93_784, host_uptime_s: 600, cpus: 2, cpu_percent: 12.5, load_1m: 0.4, mem_total_bytes: 4 * 2 ** 30, mem_available_bytes: 3 * 2 ** 30, disk_total_bytes: 20 * 2 ** 30, disk_free_bytes: 5 * 2 ** 30, reported_at: beat };
+  const text = nodeDetail({ ...base, last_heartbeat: beat, health });
+  expect(text).toContain("Heartbeat: 4 s ago");
+  expect(text).toContain("Agent:     v1.2.3, up 1 d 2 h");
+  expect(text).toContain("Host up:   10 min");
+  expect(text).toContain("CPU:       12.5% used, 2 CPU(s), load 0.4");
+  expect(text).toContain("Memory:    1.0 GiB used of 4.0 GiB");
+  expect(text).toContain("Disk:      5.0 GiB free of 20.0 GiB");
+  const old = nodeDetail({ ...base, last_heartbeat: beat, health: null });
+  expect(old).toContain("Heartbeat: 4 s ago");
+  expect(old).not.toContain("Agent:");
+  expect(nodeDetail({ ...base, last_heartbeat: null, health: null })).not.toContain("Heartbeat");
 });

@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import type { MessageBus } from "../../src/core/bus";
 import { startNode } from "../../src/node/agent";
 import { silentLogger } from "../../src/log";
-import { freePort, getJson, startTestCore, tempDir } from "../helpers";
+import { statfsSync } from "node:fs";
+import { cpus, totalmem, uptime } from "node:os";
+import pkg from "../../package.json" with { type: "json" };
+import { freePort, getJson, registerNode, startTestCore, tempDir, until } from "../helpers";
 import { FAST, FIXTURE_CATALOGUE } from "./node-helpers";
 
 /** The next message of a kind that Core publishes, e.g. after a node reported something. */
@@ -45,6 +48,41 @@ describe("node agent with the real Core", () => {
       expect(record.body).toMatchObject({ status: "succeeded", command: "InstallPot", pot_id: "web-1" });
       const detail = await getJson(`${core.api}/api/v1/nodes/${node.nodeId}`);
       expect(detail.body.honeypots).toEqual([{ pot_id: "web-1", pot_type: "testpot", status: "Running" }]);
+
+      // Its heartbeats carry the node's figures (NodeStatusUpdate `health`), read from os and /proc.
+      const healthy = await until(async () => {
+        const b = (await getJson(`${core.api}/api/v1/nodes/${node.nodeId}`)).body;
+        return b.health?.cpu_percent !== undefined && b;
+      }, "a heartbeat with the CPU figure (the second one)");
+      const h = healthy.health;
+      expect(h.agent_version).toBe(pkg.version);
+      expect(h.uptime_s).toBeGreaterThanOrEqual(0);
+      expect(h.uptime_s).toBeLessThan(process.uptime() + 1);
+      expect(h.host_uptime_s).toBeCloseTo(uptime(), -1);
+      expect(h.cpus).toBe(cpus().length);
+      expect(h.cpu_percent).toBeGreaterThanOrEqual(0);
+      expect(h.cpu_percent).toBeLessThanOrEqual(100);
+      expect(h.mem_total_bytes).toBe(totalmem());
+      expect(h.mem_available_bytes).toBeGreaterThan(0);
+      expect(h.mem_available_bytes).toBeLessThanOrEqual(h.mem_total_bytes);
+      expect(h.agent_rss_bytes).toBeGreaterThan(1024 * 1024);
+      const fs = statfsSync(dir.path);
+      expect(h.disk_total_bytes).toBe(fs.blocks * fs.bsize);
+      expect(h.disk_free_bytes).toBeGreaterThan(0);
+      expect(h.disk_free_bytes).toBeLessThanOrEqual(h.disk_total_bytes);
+      expect(Date.now() - Date.parse(healthy.last_heartbeat)).toBeLessThan(5000);
+      expect(Date.parse(h.reported_at)).toBe(Date.parse(healthy.last_heartbeat));
+
+      // A node that sends plain heartbeats (an older agent, the upstream node) is listed as before, with no figures.
+      using old = await registerNode(core, 4242n, "old-node");
+      expect((await getJson(`${core.api}/api/v1/nodes/4242`)).body).toMatchObject({ status: "Connected", last_heartbeat: null, health: null });
+      old.send("NodeStatusUpdate", { node_id: 4242n, status: "Running" });
+      const plain = await until(async () => {
+        const b = (await getJson(`${core.api}/api/v1/nodes/4242`)).body;
+        return b.status === "Running" && b;
+      }, "the old node's heartbeat");
+      expect(plain.health).toBeNull();
+      expect(Date.now() - Date.parse(plain.last_heartbeat)).toBeLessThan(5000);
 
       const dropped = published(core.bus, "NodeDrop");
       await node.stop();

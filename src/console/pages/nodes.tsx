@@ -14,6 +14,7 @@ import { openFeed } from "../feed";
 import { ago, time } from "../format";
 import { withRange } from "../timerange";
 import { NodeDashboard, potHref } from "./dashboard";
+import { NodeHealth } from "./node-health";
 import { eventsHref } from "../links";
 
 export function NodesPage() {
@@ -327,6 +328,7 @@ export function NodePage({ id, query }: { id: string; query: URLSearchParams }) 
           </table>
         </div>
       </Card>
+      {n && <NodeHealth node={n} operator={operator} />}
       {operator && (
         <Card title="Install a honeypot" id="install">
           <InstallForm nodeId={id} onSent={() => commands.reload()} />

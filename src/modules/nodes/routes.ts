@@ -7,6 +7,7 @@ import { cachedJson } from "../../core/http/cached-json";
 import { errorResponses, notFound } from "../../core/http/errors";
 import { parseNodeId } from "../../core/http/node-ref";
 import { noQuery } from "../../core/http/query";
+import { NodeHealth } from "../../protocol/messages";
 import { potFields } from "../pots";
 import { NodeDetail, NodeList, NodeLocation, NodeLocationInput } from "./schemas";
 
@@ -45,6 +46,7 @@ export const nodesApi = (registry: Registry, list: (request: Request) => Respons
           address: n.address,
           port: n.port,
           last_seen: new Date(n.last_seen).toISOString(),
+          ...heartbeatFields(registry, id),
           honeypots: registry.listPots(id).map(potFields),
         };
       },
@@ -76,3 +78,14 @@ export const nodesApi = (registry: Registry, list: (request: Request) => Respons
         },
       },
     );
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The last heartbeat and its figures, only the fields the schema names (a node may send more). */
+function heartbeatFields(registry: Registry, id: bigint): Pick<NodeDetail, "last_heartbeat" | "health"> {
+  const beat = registry.beatOf(id);
+  if (!beat?.health) return { last_heartbeat: iso(beat?.at ?? null), health: null };
+  const health: Record<string, unknown> = {};
+  for (const k of Object.keys(NodeHealth.properties)) if ((beat.health as Record<string, unknown>)[k] !== undefined) health[k] = (beat.health as Record<string, unknown>)[k];
+  return { last_heartbeat: iso(beat.at), health: { ...health, reported_at: iso(beat.healthAt)! } };
+}

@@ -3,6 +3,7 @@
  * TypeScript types and the OpenAPI document.
  */
 import { Type } from "@sinclair/typebox";
+import { NodeHealth } from "../../protocol/messages";
 import { NodeId, NodeStatus, NodeType } from "../../protocol/types";
 import { HoneypotInNode } from "../pots/schemas";
 
@@ -40,6 +41,10 @@ export const NodeSummary = Type.Object(
 );
 export type NodeSummary = typeof NodeSummary.static;
 
+/** A node's own figures (NodeStatusUpdate `health`) with the time they arrived; each figure is left out when the node did not send it. */
+export const NodeHealthReport = Type.Composite([NodeHealth, Type.Object({ reported_at: Type.String({ format: "date-time", description: "When Core received these figures." }) })]);
+export type NodeHealthReport = typeof NodeHealthReport.static;
+
 export const NodeDetail = Type.Composite(
   [
     NodeSummary,
@@ -52,6 +57,10 @@ export const NodeDetail = Type.Composite(
       // TypeBox's integer: Elysia's t.Integer also takes numeric strings, which a response never has.
       port: Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.Null()], { description: "The port the node gave in its NodeRegistration; null when it gave none.", example: 9001 }),
       last_seen: Type.String({ format: "date-time", description: "When Core last heard from the node (any message: heartbeat, status, event)." }),
+      last_heartbeat: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+        description: "When the node's last heartbeat (NodeStatusUpdate) reached this Core instance; null before the first (a node connected to another instance of a cluster shows null there).",
+      }),
+      health: Type.Union([NodeHealthReport, Type.Null()], { description: "The figures of the node's last heartbeat that carried some (docs/protocol.md, NodeStatusUpdate `health`); null for a node that sends none (older nodes)." }),
       honeypots: Type.Array(HoneypotInNode),
     }),
   ],
@@ -65,6 +74,8 @@ export const NodeDetail = Type.Composite(
       address: "10.0.0.5",
       port: 9001,
       last_seen: "2026-11-22T01:07:42.010Z",
+      last_heartbeat: "2026-11-22T01:07:30.002Z",
+      health: { ...(NodeHealth.example as object), reported_at: "2026-11-22T01:07:30.002Z" },
       honeypots: [{ pot_id: "cowrie-01", pot_type: "cowrie", status: "Running" }],
     },
   },
