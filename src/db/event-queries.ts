@@ -161,6 +161,29 @@ export function rangeHours(r: StatsRange): { fromBucket: number; toBucket: numbe
   return { fromBucket: Math.floor(r.from / HOUR_MS), toBucket: Math.max(Math.floor(r.from / HOUR_MS) + 1, Math.ceil(r.to / HOUR_MS)) };
 }
 
+/** Dictionary ids as a list to write into a statement (integers, so no quoting is needed). */
+export const sqlInts = (ids: readonly number[]): string => ids.map((id) => Math.trunc(id)).join(",");
+
+/** Each of some segments' sources (their `source` segment keys). */
+export function segmentSources(db: Db, segs: readonly SegmentSpan[]): Map<number, number[]> {
+  if (segs.length === 0) return new Map();
+  return sourcesBySegment(
+    db.$client.query<{ seg: number; value: number }, [number, number]>("SELECT seg, value FROM event_segment_keys WHERE kind = 'source' AND seg BETWEEN ? AND ?").all(segs[0]!.seg, segs[segs.length - 1]!.seg),
+  );
+}
+
+/** Reads whole segments (id ranges) counted by source and type into `tallies` (stats-range.ts SegmentTallies). */
+export function keepTallies(db: Db, tallies: SegmentTallies, runs: readonly [number, number][], segs: readonly SegmentSpan[]): void {
+  if (runs.length === 0) return;
+  const q = db.$client.query<SegmentTally & { seg: number }, [number, number]>(`SELECT id >> ${SEG_BITS} AS seg, source_id AS source, type_id AS type, count(*) AS n FROM events WHERE id BETWEEN ? AND ? GROUP BY 1, 2, 3`);
+  for (const [lo, hi] of runs) tallies.keep(q.all(lo, hi), segs);
+}
+
+/** Segments that reach into a range, in id order. */
+export function segmentsIn(db: Db, range: StatsRange): SegmentSpan[] {
+  return db.$client.query<SegmentSpan, [number, number]>("SELECT seg, min_ts AS minTs, max_ts AS maxTs, count FROM event_segments WHERE max_ts >= ? AND min_ts < ? ORDER BY seg").all(range.from, range.to);
+}
+
 /** Source ids matching the node/pot/kind filters; null when the filter names none of them. */
 export function sourceIdsOf(db: Db, f: SourceFilter): number[] | null {
   const conds: SQL[] = [];
@@ -402,7 +425,7 @@ export class EventQueries implements EventReader {
   }
 
   private segmentsIn(range: StatsRange): SegmentSpan[] {
-    return this.db.$client.query<SegmentSpan, [number, number]>("SELECT seg, min_ts AS minTs, max_ts AS maxTs, count FROM event_segments WHERE max_ts >= ? AND min_ts < ? ORDER BY seg").all(range.from, range.to);
+    return segmentsIn(this.db, range);
   }
 
   /** Events in a range, exactly: stored counts where a segment is wholly in, the rest read (stats-range.ts countPlan). */
@@ -416,19 +439,16 @@ export class EventQueries implements EventReader {
 
   /** Events of some sources in a range by type id, exactly (stats-range.ts SegmentTallies). */
   private countByType(range: StatsRange, sources: number[]): Map<number, number> {
-    const c = this.db.$client;
     const segs = this.segmentsIn(range);
     const out = new Map<number, number>();
     if (segs.length === 0) return out;
-    const keys = sourcesBySegment(c.query<{ seg: number; value: number }, [number, number]>("SELECT seg, value FROM event_segment_keys WHERE kind = 'source' AND seg BETWEEN ? AND ?").all(segs[0]!.seg, segs[segs.length - 1]!.seg));
     const match = new Set(sources);
-    const plan = this.tallies.plan(segs, range, match, keys);
-    const whole = c.query<SegmentTally & { seg: number }, [number, number]>(`SELECT id >> ${SEG_BITS} AS seg, source_id AS source, type_id AS type, count(*) AS n FROM events WHERE id BETWEEN ? AND ? GROUP BY 1, 2, 3`);
-    for (const [lo, hi] of plan.missing) this.tallies.keep(whole.all(lo, hi), segs);
+    const plan = this.tallies.plan(segs, range, match, segmentSources(this.db, segs));
+    keepTallies(this.db, this.tallies, plan.missing, segs);
     this.tallies.add(plan.whole, match, out);
     // Source ids are the dictionary's integers: written into the statement, they keep it one prepared query.
-    const edge = c.query<{ type: number; n: number }, [number, number, number, number]>(
-      `SELECT type_id AS type, count(*) AS n FROM events WHERE id BETWEEN ? AND ? AND ts >= ? AND ts < ? AND source_id IN (${sources.map((id) => Math.trunc(id)).join(",")}) GROUP BY 1`,
+    const edge = this.db.$client.query<{ type: number; n: number }, [number, number, number, number]>(
+      `SELECT type_id AS type, count(*) AS n FROM events WHERE id BETWEEN ? AND ? AND ts >= ? AND ts < ? AND source_id IN (${sqlInts(sources)}) GROUP BY 1`,
     );
     for (const [lo, hi] of plan.edges) for (const r of edge.all(lo, hi, range.from, range.to)) out.set(r.type, (out.get(r.type) ?? 0) + r.n);
     return out;

@@ -252,22 +252,36 @@ export class SegmentTallies {
   private readonly kept = new Map<number, { count: number; rows: SegmentTally[] }>();
 
   /**
-   * What to read for a range of some sources: `missing`, id ranges of whole segments to read
-   * grouped (then `keep`); `edges`, id ranges to count within the range.
+   * What to read for a range of some sources: `missing`, id ranges of whole segments (by
+   * default those wholly inside the range) to read grouped (then `keep`); `edges`, id ranges to
+   * count within the range.
    */
-  plan(segs: readonly SegmentSpan[], range: StatsRange, match: Set<number>, sources: Map<number, number[]>): { whole: SegmentSpan[]; missing: [number, number][]; edges: [number, number][] } {
-    const whole: SegmentSpan[] = [];
+  plan(
+    segs: readonly SegmentSpan[],
+    range: StatsRange,
+    match: Set<number>,
+    sources: Map<number, number[]>,
+    whole: (s: SegmentSpan) => boolean = (s) => s.minTs >= range.from && s.maxTs < range.to,
+  ): { whole: SegmentSpan[]; missing: [number, number][]; edges: [number, number][] } {
+    const wholes: SegmentSpan[] = [];
     const missing: number[] = [];
     const edges: number[] = [];
     for (const s of segs) {
       if (s.maxTs < range.from || s.minTs >= range.to) continue;
       if (!(sources.get(s.seg) ?? []).some((k) => match.has(k))) continue;
-      if (s.minTs >= range.from && s.maxTs < range.to) {
-        whole.push(s);
+      if (whole(s)) {
+        wholes.push(s);
         if (this.kept.get(s.seg)?.count !== s.count) missing.push(s.seg);
       } else edges.push(s.seg);
     }
-    return { whole, missing: idRuns(missing), edges: idRuns(edges) };
+    return { whole: wholes, missing: idRuns(missing), edges: idRuns(edges) };
+  }
+
+  /** A kept segment's events of the matching sources. */
+  matching(seg: number, match: Set<number>): number {
+    let n = 0;
+    for (const r of this.kept.get(seg)?.rows ?? []) if (match.has(r.source)) n += r.n;
+    return n;
   }
 
   /** Keeps what a read of whole segments gave, per segment, with the segments' stored counts. */
@@ -288,3 +302,16 @@ export class SegmentTallies {
     for (const s of whole) for (const r of this.kept.get(s.seg)?.rows ?? []) if (match.has(r.source)) into.set(r.type, (into.get(r.type) ?? 0) + r.n);
   }
 }
+
+/**
+ * How to count a timeline: a segment whose events all fall in one step (and in the range) adds
+ * its stored count to that step; the others are read by id range. `inStep`: the step a segment
+ * wholly falls in, or null.
+ */
+export function stepOf(s: SegmentSpan, ask: { start: number; end: number; step: number }): number | null {
+  if (s.minTs < ask.start || s.maxTs >= ask.end) return null;
+  const b = Math.floor((s.minTs - ask.start) / ask.step);
+  return b === Math.floor((s.maxTs - ask.start) / ask.step) ? b : null;
+}
+
+export { idRuns };

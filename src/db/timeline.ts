@@ -1,12 +1,13 @@
 /**
  * Events per time step over a range, of a node, pot or kind if asked, for the console's charts. The events table has
- * no time index (see schema.ts), so the scan starts at the first segment whose newest event is
- * in the window: the rows after it are read once, by id, and counted by step.
+ * no time index (see schema.ts): the segments that reach into the range are found by their
+ * summaries; one wholly in one step adds its stored count, the others are read by id and their
+ * events counted by step.
  */
 import type { Db } from "./index";
 import { SEG_SIZE } from "./event-store";
-import { sourceIdsOf } from "./event-queries";
-import type { SourceFilter } from "./stats-range";
+import { keepTallies, segmentSources, segmentsIn, sourceIdsOf, sqlInts } from "./event-queries";
+import { idRuns, SegmentTallies, stepOf, type SegmentSpan, type SourceFilter } from "./stats-range";
 import type { MaybePromise } from "./stores";
 
 export interface Timeline {
@@ -42,49 +43,66 @@ export function rangeSteps(from: number, to: number, stepMs: number): TimelineAs
   return { start, end: Math.max(start + stepMs, Math.ceil(to / stepMs) * stepMs), step: stepMs };
 }
 
-/** Counts by step number (`b`, from the first step) as a timeline. */
+/** Counts by step number (`b`, from the first step; a step may come several times: summed) as a timeline. */
 export function timelineOf(ask: TimelineAsk, rows: { b: number; n: number }[]): Timeline {
   const steps = Math.round((ask.end - ask.start) / ask.step);
   const counts = new Array<number>(steps).fill(0);
-  for (const r of rows) if (r.b >= 0 && r.b < steps) counts[r.b] = r.n;
+  for (const r of rows) if (r.b >= 0 && r.b < steps) counts[r.b]! += r.n;
   return { start: ask.start, step: ask.step, counts };
 }
 
-/**
- * The id range to scan for events of [start, end): from the first segment whose newest event
- * is at or after start, to the last one whose oldest is before end; events of the batch in
- * progress have no segment row yet, so a range that reaches the newest segment has no upper
- * bound. Null: no event can be in it.
- */
-export function scanIds(s: { first: number | null; last: number | null; top: number | null }): { lo: number; hi: number } | null {
-  const lo = s.first ?? (s.top === null ? 0 : (s.top + 1) * SEG_SIZE);
-  const hi = s.last === null || s.last === s.top ? Number.MAX_SAFE_INTEGER : (s.last + 1) * SEG_SIZE - 1;
-  return lo > hi ? null : { lo, hi };
+/** Without a filter: each segment wholly in one step by its stored count; the others' id ranges, to read. */
+export function summedSteps(segs: readonly SegmentSpan[], ask: TimelineAsk): { counted: { b: number; n: number }[]; scan: [number, number][] } {
+  const counted: { b: number; n: number }[] = [];
+  const edges: number[] = [];
+  for (const s of segs) {
+    const b = stepOf(s, ask);
+    if (b === null) edges.push(s.seg);
+    else counted.push({ b, n: s.count });
+  }
+  return { counted, scan: idRuns(edges) };
+}
+
+/** With a filter: each segment wholly in one step by its kept count of the matching sources. */
+export function keptSteps(whole: readonly SegmentSpan[], ask: TimelineAsk, tallies: SegmentTallies, match: Set<number>): { b: number; n: number }[] {
+  return whole.map((s) => ({ b: stepOf(s, ask)!, n: tallies.matching(s.seg, match) }));
 }
 
 export class SqlTimeline implements TimelineStorage {
+  /** Filtered timelines' counts by source of whole segments (stats-range.ts SegmentTallies). */
+  private readonly tallies = new SegmentTallies();
   constructor(private readonly db: Db) {}
   timeline(ask: TimelineAsk): Timeline {
-    return eventTimeline(this.db, ask);
+    return this.db.$client.transaction(() => eventTimeline(this.db, ask, this.tallies))();
   }
 }
 
-export function eventTimeline(db: Db, ask: TimelineAsk): Timeline {
+/**
+ * A segment whose events all fall in one step adds its stored count (under a filter, its
+ * kept count of the matching sources) to that step; the other segments are read and their
+ * events counted by step.
+ */
+export function eventTimeline(db: Db, ask: TimelineAsk, tallies: SegmentTallies): Timeline {
   const { start, end, step } = ask;
   const client = db.$client;
   const sources = sourceIdsOf(db, ask.filter ?? {});
   if (sources !== null && sources.length === 0) return timelineOf(ask, []);
-  const s = client
-    .query<{ first: number | null; last: number | null; top: number | null }, [number, number]>(
-      "SELECT (SELECT min(seg) FROM event_segments WHERE max_ts >= ?1) AS first, (SELECT max(seg) FROM event_segments WHERE min_ts < ?2) AS last, (SELECT max(seg) FROM event_segments) AS top",
-    )
-    .get(start, end)!;
-  const ids = scanIds(s);
-  if (ids === null) return timelineOf(ask, []);
-  // Source ids are the dictionary's integers, written into the statement.
-  const bySource = sources === null ? "" : ` AND source_id IN (${sources.map((id) => Math.trunc(id)).join(",")})`;
-  const rows = client
-    .query<{ b: number; n: number }, [number, number, number, number, number]>(`SELECT (ts - ?1) / ?2 AS b, count(*) AS n FROM events WHERE id >= ?3 AND id <= ?5 AND ts >= ?1 AND ts < ?4${bySource} GROUP BY b`)
-    .all(start, step, ids.lo, end, ids.hi);
-  return timelineOf(ask, rows);
+  const segs = segmentsIn(db, { from: start, to: end });
+  let counted: { b: number; n: number }[];
+  let scan: [number, number][];
+  if (sources === null) ({ counted, scan } = summedSteps(segs, ask));
+  else {
+    const match = new Set(sources);
+    const plan = tallies.plan(segs, { from: start, to: end }, match, segmentSources(db, segs), (s) => stepOf(s, ask) !== null);
+    keepTallies(db, tallies, plan.missing, segs);
+    counted = keptSteps(plan.whole, ask, tallies, match);
+    scan = plan.edges;
+  }
+  // Events past the newest segment row (none once their batch has committed its summaries).
+  const top = client.query<{ top: number | null }, []>("SELECT max(seg) AS top FROM event_segments").get()?.top;
+  scan.push([top === null || top === undefined ? 0 : (top + 1) * SEG_SIZE, Number.MAX_SAFE_INTEGER]);
+  const bySource = sources === null ? "" : ` AND source_id IN (${sqlInts(sources)})`;
+  const q = client.query<{ b: number; n: number }, [number, number, number, number, number]>(`SELECT (ts - ?1) / ?2 AS b, count(*) AS n FROM events WHERE id BETWEEN ?3 AND ?4 AND ts >= ?1 AND ts < ?5${bySource} GROUP BY b`);
+  for (const [lo, hi] of scan) for (const r of q.all(start, step, lo, hi, end)) counted.push(r);
+  return timelineOf(ask, counted);
 }

@@ -212,6 +212,12 @@ describe("filtered counts kept per segment", () => {
   test("a filtered range counts what was added since it was last asked (last: it adds events)", async () => {
     const before = await stats("window=24h&pot_id=web-1");
     expect(before).toMatchObject({ window_events: 4, top: { event_types: counts({ "web.request": 4 }) } });
+    // One step holds the whole segment (these few events are one): its counts by source are read once and kept.
+    const total = async (query: string) => {
+      const t = (await getJson(`${core.api}/api/v1/stats/timeline?window=366d&step=9999h&${query}`)).body;
+      return t.counts.reduce((a: number, n: number) => a + n, 0);
+    };
+    expect([await total("pot_id=web-1"), await total("pot_type=cowrie"), await total("pot_id=none")]).toEqual([4, 6, 0]);
     const lines = [web({ eventid: "web.exploit", src_ip: "198.51.100.6", family: "env_probe" }), web({ src_ip: "198.51.100.6", path: "/.env" })];
     using c = await EventStreamClient.connect(core.ports.event, { acks: true });
     c.send(lines);
@@ -221,5 +227,7 @@ describe("filtered counts kept per segment", () => {
     expect(after).toMatchObject({ window_events: 6, top: { event_types: counts({ "web.request": 5, "web.exploit": 1 }) } });
     expect((await stats("window=24h&pot_type=cowrie")).window_events).toBe(6);
     expect((await stats("window=24h")).window_events).toBe(12);
+    expect([await total("pot_id=web-1"), await total("pot_type=cowrie"), await total("pot_type=web")]).toEqual([6, 6, 6]);
+    expect(await total("node_id=7")).toBe(6);
   });
 });

@@ -32,6 +32,27 @@ type Raw = { id: string; ts: string; node_id: string | null; pot_id: string | nu
 const row = (r: Raw): EventRow =>
   toRow({ id: Number(r.id), ts: Number(r.ts), nodeId: r.node_id, potId: r.pot_id, potType: r.pot_type, eventType: r.event_type, srcIp: r.src_ip, data: r.data });
 
+/** Segments that reach into a range, in id order. */
+export function pgSegmentsIn(sql: SQL, range: StatsRange): Promise<SegmentSpan[]> {
+  return sql`select seg::float8 as seg, min_ts::float8 as "minTs", max_ts::float8 as "maxTs", count::float8 as count
+    from event_segments where max_ts >= ${range.from} and min_ts < ${range.to} order by seg`;
+}
+
+/** Each of some segments' sources (their `source` segment keys). */
+export async function pgSegmentSources(sql: SQL, segs: readonly SegmentSpan[]): Promise<Map<number, number[]>> {
+  if (segs.length === 0) return new Map();
+  return sourcesBySegment(await sql`select seg::float8 as seg, value from event_segment_keys where kind = 'source' and seg between ${segs[0]!.seg} and ${segs[segs.length - 1]!.seg}`);
+}
+
+/** Reads whole segments (id ranges) counted by source and type into `tallies` (../stats-range.ts SegmentTallies). */
+export async function pgKeepTallies(sql: SQL, tallies: SegmentTallies, runs: readonly [number, number][], segs: readonly SegmentSpan[]): Promise<void> {
+  for (const [lo, hi] of runs) {
+    const rows: (SegmentTally & { seg: number })[] = await sql`select (id >> ${SEG_BITS})::float8 as seg, source_id as source, type_id as type, count(*)::float8 as n
+      from events where id between ${lo} and ${hi} group by 1, 2, 3`;
+    tallies.keep(rows, segs);
+  }
+}
+
 /** Source ids matching the node/pot/kind filters; null when the filter names none of them. */
 export async function pgSourceIds(sql: SQL, f: SourceFilter): Promise<number[] | null> {
   const conds: any[] = [];
@@ -232,8 +253,7 @@ export class PgEventQueries implements EventReader {
   }
 
   private segmentsIn(range: StatsRange): Promise<SegmentSpan[]> {
-    return this.sql`select seg::float8 as seg, min_ts::float8 as "minTs", max_ts::float8 as "maxTs", count::float8 as count
-      from event_segments where max_ts >= ${range.from} and min_ts < ${range.to} order by seg`;
+    return pgSegmentsIn(this.sql, range);
   }
 
   /** Events in a range, exactly (../stats-range.ts countPlan). */
@@ -255,14 +275,9 @@ export class PgEventQueries implements EventReader {
     const segs = await this.segmentsIn(range);
     const out = new Map<number, number>();
     if (segs.length === 0) return out;
-    const keys = sourcesBySegment(await sql`select seg::float8 as seg, value from event_segment_keys where kind = 'source' and seg between ${segs[0]!.seg} and ${segs[segs.length - 1]!.seg}`);
     const match = new Set(sources);
-    const plan = this.tallies.plan(segs, range, match, keys);
-    for (const [lo, hi] of plan.missing) {
-      const whole: (SegmentTally & { seg: number })[] = await sql`select (id >> ${SEG_BITS})::float8 as seg, source_id as source, type_id as type, count(*)::float8 as n
-        from events where id between ${lo} and ${hi} group by 1, 2, 3`;
-      this.tallies.keep(whole, segs);
-    }
+    const plan = this.tallies.plan(segs, range, match, await pgSegmentSources(sql, segs));
+    await pgKeepTallies(sql, this.tallies, plan.missing, segs);
     this.tallies.add(plan.whole, match, out);
     for (const [lo, hi] of plan.edges) {
       const edge: { type: number; n: number }[] = await sql`select type_id as type, count(*)::float8 as n from events

@@ -49,7 +49,7 @@ export const timelineApi = (timeline: TimelineStorage, nodes?: NodeNames) =>
         tags: ["Stats"],
         summary: "Events per minute (or hour) over a range",
         description:
-          "Committed events counted by their time, per step, oldest first, of one node, pot or kind if asked. With a `window` the last step is the one in progress; with `from`/`to` the steps (multiples of the step) cover the range. The scan reads the stored segments that reach into the range, so its cost grows with the events in the range.",
+          "Committed events counted by their time, per step, oldest first, of one node, pot or kind if asked. With a `window` the last step is the one in progress; with `from`/`to` the steps (multiples of the step) cover the range. A stored segment (4096 events) wholly in one step is counted from its summary (with a filter, from its counts by source, read once and kept); the others are read, so a step shorter than a segment's time span reads the range's events.",
       },
     },
   );
