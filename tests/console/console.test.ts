@@ -45,7 +45,7 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
     await page.fill("input[name=pot_id]", potId);
     for (const [k, v] of Object.entries(settings)) await page.fill(`input[name=${k}]`, v);
     await page.getByRole("button", { name: "Install" }).click();
-    await page.locator(`tr[data-pot="${potId}"] .badge`, { hasText: "Running" }).waitFor();
+    await page.getByTestId("pots").locator(`tr[data-pot="${potId}"] .badge`, { hasText: "Running" }).waitFor();
   };
   await install("cowrie", "ssh-01", { ssh_port: String(ports.ssh), telnet_port: String(ports.telnet), hostname: "db-prod-2" });
   await install("honnypotter", "web-01", { http_port: String(ports.http) });
@@ -81,11 +81,11 @@ test("install from /nodes, attack, and see it on every page; a command from /nod
 
   // A command from the node's page reaches the node: Stop closes the SSH port, Start opens it.
   await page.getByRole("button", { name: "Stop ssh-01", exact: true }).click();
-  await page.locator('tr[data-pot="ssh-01"] .badge', { hasText: "Stopped" }).waitFor();
+  await page.getByTestId("pots").locator('tr[data-pot="ssh-01"] .badge', { hasText: "Stopped" }).waitFor();
   await page.locator('tr[data-command="StopPot"] .badge', { hasText: "succeeded" }).waitFor();
   expect(await portOpen(ports.ssh)).toBe(false);
   await page.getByRole("button", { name: "Start ssh-01", exact: true }).click();
-  await page.locator('tr[data-pot="ssh-01"] .badge', { hasText: "Running" }).waitFor();
+  await page.getByTestId("pots").locator('tr[data-pot="ssh-01"] .badge', { hasText: "Running" }).waitFor();
   expect(await portOpen(ports.ssh)).toBe(true);
   // The command's record, with the node's answer.
   await page.locator('tr[data-command="StopPot"]').getByRole("button").click();

@@ -25,10 +25,10 @@ test("an External pot offers only Remove, which takes it out of the registry; /n
   await page.goto(`${core.api}/nodes`);
   await page.getByTestId("no-node").getByText("lab-ssh").waitFor();
   await page.goto(`${core.api}/nodes/${BIG_ID}`);
-  const edge = page.locator('tr[data-pot="edge-ssh"]');
+  const edge = page.getByTestId("pots").locator('tr[data-pot="edge-ssh"]');
   await edge.locator(".badge", { hasText: "External" }).waitFor();
   expect(await edge.getByRole("button").allTextContents()).toEqual(["Remove"]);
-  expect(await page.locator('tr[data-pot="ssh-01"]').getByRole("button").allTextContents()).toEqual(["Start", "Stop", "Restart", "Remove"]);
+  expect(await page.getByTestId("pots").locator('tr[data-pot="ssh-01"]').getByRole("button").allTextContents()).toEqual(["Start", "Stop", "Restart", "Remove"]);
   await edge.getByRole("button", { name: "Remove edge-ssh" }).click();
   await edge.waitFor({ state: "detached" });
   await until(async () => !(await getJson(`${core.api}/api/v1/honeypots`)).body.honeypots.some((p: { pot_id: string }) => p.pot_id === "edge-ssh"), "edge-ssh removed");

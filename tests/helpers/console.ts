@@ -9,6 +9,7 @@ import { silentLogger } from "../../src/log";
 import { SSH_PASSWORD_OPTS, requireTool, sshPasswordEnv } from "./clients";
 import type { CoreConfig } from "../../src/config";
 import { freePort, getJson, startTestCore, tempDir, until, type TestCore } from "./index";
+import { onPostgres } from "./postgres";
 
 export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
@@ -49,10 +50,14 @@ export interface ConsoleSystem extends AsyncDisposable {
   ports: { ssh: number; telnet: number; http: number };
 }
 
-/** Core (on a database file) and a node named `sensor-1`, registered; no honeypots yet. */
+/**
+ * Core and a node named `sensor-1`, registered; no honeypots yet. Core stores in a database
+ * file, or in PostgreSQL (alone or in a cluster) when the backend switch says so, like every
+ * test Core (tests/helpers/postgres.ts); its artifacts go to this system's folder either way.
+ */
 export async function startSystem(overrides: Partial<CoreConfig> = {}): Promise<ConsoleSystem> {
   const dir = tempDir("honeybee-console-");
-  const core = await startTestCore({ db: `${dir.path}/core.db`, ...overrides });
+  const core = await startTestCore({ ...(onPostgres() ? {} : { db: `${dir.path}/core.db` }), artifacts_dir: `${dir.path}/artifacts`, ...overrides });
   const node = await startNode(
     {
       core: `127.0.0.1:${core.ports.node}`,
