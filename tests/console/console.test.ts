@@ -286,7 +286,7 @@ test("with tokens: sign in; the page loads without one, a read token sees no com
   const node = await (await import("../helpers")).registerNode(core);
   try {
     await page.goto(core.api + "/nodes/18446744073709551557");
-    await page.getByText("Your token has role read").waitFor();
+    await page.getByText("Your token has role read: commands need an operator token.").waitFor();
     expect(await page.getByRole("button", { name: "Install" }).count()).toBe(0);
     // Sign out forgets the token; an operator token gets the controls.
     await page.getByRole("button", { name: "Sign out" }).click();
