@@ -29,13 +29,14 @@ describe("nodes, node show, pots", () => {
     // The id is written with all its digits: it never passed through a double.
     expect((await cli(["nodes", "--json"], core)).stdout).toContain(`"node_id":${BIG_ID}`);
 
-    const detail = { node_id: BIG_ID, node_name: "sensor-1", status: "Running", node_type: "Full", location: null, address: "127.0.0.1", port: 0, last_seen: expect.any(String), honeypots: [{ pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] };
+    const detail = { node_id: BIG_ID, node_name: "sensor-1", status: "Running", node_type: "Full", location: null, address: "127.0.0.1", port: 0, last_seen: expect.any(String), last_heartbeat: expect.any(String), health: null, honeypots: [{ pot_id: "ssh-01", pot_type: "cowrie", status: "Running" }] };
     for (const ref of [String(BIG_ID), "sensor-1"]) {
       expect((await cli(["node", "show", ref, "--json"], core)).json).toEqual(detail);
       const shown = await cli(["node", "show", ref], core);
       expect(shown.code).toBe(0);
-      expect(shown.stdout).toBe(
-        [`Node:   ${BIG_ID}`, "Name:   sensor-1", "Status: Running", "Type:   Full", "", "POT     TYPE    STATUS", "ssh-01  cowrie  Running", ""].join("\n"),
+      // A node that sends plain heartbeats shows their age, and no figures.
+      expect(shown.stdout.replace(/Heartbeat: \d+ s ago/, "Heartbeat: N s ago")).toBe(
+        [`Node:      ${BIG_ID}`, "Name:      sensor-1", "Status:    Running", "Type:      Full", "Heartbeat: N s ago", "", "POT     TYPE    STATUS", "ssh-01  cowrie  Running", ""].join("\n"),
       );
     }
 

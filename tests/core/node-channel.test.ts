@@ -38,9 +38,13 @@ describe("node control channel", () => {
       node_name: "sensor-1",
       status: "Running",
       node_type: "Full",
+      location: null,
       address: "127.0.0.1",
       port: 0,
       last_seen: expect.any(String),
+      // A plain heartbeat (no figures, as an older node sends): its time, and no health.
+      last_heartbeat: expect.any(String),
+      health: null,
       honeypots: [
         { pot_id: "ssh-1", pot_type: "cowrie", status: "Running" },
         { pot_id: "http-1", pot_type: "honnypotter", status: "Stopped" },
@@ -59,7 +63,7 @@ describe("node control channel", () => {
     using claimed = await LineClient.connect(core.ports.node);
     claimed.send("NodeRegistration", registration());
     expect(await claimed.nextKind("RegistrationAck")).toMatchObject({ accepted: true });
-    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body).toEqual({ node_id: 7n, node_name: "a", status: "Connected", node_type: "Agent", address: "10.0.0.5", port: 9001, last_seen: expect.any(String), honeypots: [] });
+    expect((await getJson(`${core.api}/api/v1/nodes/7`)).body).toEqual({ node_id: 7n, node_name: "a", status: "Connected", node_type: "Agent", location: null, address: "10.0.0.5", port: 9001, last_seen: expect.any(String), last_heartbeat: null, health: null, honeypots: [] });
     using bare = await LineClient.connect(core.ports.node);
     bare.send("NodeRegistration", { node_id: 8n, node_name: "b", node_type: "Full" });
     expect(await bare.nextKind("RegistrationAck")).toMatchObject({ accepted: true });

@@ -104,9 +104,13 @@ describe("process lifecycle", () => {
       node_name: "sensor-1",
       status: "Unknown",
       node_type: "Full",
+      location: null,
       address: "127.0.0.1",
       port: 0,
       last_seen: expect.any(String),
+      // Heartbeats are not kept across a restart of Core.
+      last_heartbeat: null,
+      health: null,
       honeypots: [{ pot_id: "ssh-1", pot_type: "cowrie", status: "Running" }],
     });
     using again = await registerNode(core);
