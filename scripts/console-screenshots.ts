@@ -5,7 +5,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, getJson, until } from "../tests/helpers";
+import { stringify } from "../src/protocol/json";
+import { EventStreamClient, freePort, getJson, until } from "../tests/helpers";
 import { DROPPER, ELF, malwareServer, sha, sshFrom } from "../tests/helpers/artifact-attack";
 import { httpAttack, launchBrowser, potsRunning, sshAttack, sshShell, startSystem } from "../tests/helpers/console";
 
@@ -100,6 +101,27 @@ if (wanted("artifacts") || wanted("artifact")) {
   await until(async () => (await getJson(`${core.api}/api/v1/artifacts/${sha(DROPPER)}`)).body.sightings?.[0]?.session_id, "the dropper", 3000);
   await shoot("/artifacts", "artifacts");
   await shoot(`/artifacts/${elf.sha256}`, "artifact", { height: 900 });
+}
+// The attack map: the sensor placed in Frankfurt, events from public addresses on it (the attacks
+// above come from this machine, which GeoIP does not place), and new ones arriving on the live feed.
+if (wanted("map")) {
+  await getJson(`${core.api}/api/v1/nodes/${nodeId}/location`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ lat: 50.11, lon: 8.68, label: "Frankfurt" }) });
+  const from = ["8.8.8.8", "1.1.1.1", "77.88.8.8", "114.114.114.114", "200.160.2.3", "193.0.6.139", "213.186.33.5", "202.12.27.33", "203.116.1.1", "195.158.0.1", "41.203.0.1", "103.2.8.1", "210.0.128.1", "94.154.96.1"];
+  const event = (src_ip: string) => stringify({ eventid: "cowrie.login.failed", node_id: BigInt(nodeId), pot_id: "ssh-01", pot_type: "cowrie", src_ip, username: "root", password: "admin" });
+  using c = await EventStreamClient.connect(core.ports.event, { acks: true });
+  const lines = from.flatMap((ip, i) => Array.from({ length: Math.max(1, 40 >> i) }, () => event(ip)));
+  c.send(lines);
+  await c.ack(lines.length);
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 }, colorScheme: "dark" });
+  await page.goto(`${core.api}/map?range=24h`);
+  await page.locator('[data-testid="live-arcs"][data-feed="open"]').waitFor();
+  await page.locator('[data-testid="arc"]').first().waitFor();
+  c.send(from.slice(0, 9).map(event));
+  await page.locator('[data-testid="live-arcs"][data-last]').waitFor();
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: join(OUT, "console-map.png") });
+  console.log("docs/images/console-map.png");
+  await page.close();
 }
 // Settings: outputs (a webhook to a receiver here, a syslog whose receiver is away) and alert
 // rules routed to them, the form for a new output open. Made last: the alerts would show on the pages above.

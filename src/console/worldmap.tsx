@@ -3,7 +3,7 @@
  * of its own: d3-geo, the world-atlas TopoJSON, ISO codes), so pages without it stay small.
  * Countries come as ISO 3166-1 alpha-2 codes (GeoIP) or as names.
  */
-import { geoEqualEarth, geoPath } from "d3-geo";
+import { geoCentroid, geoEqualEarth, geoPath } from "d3-geo";
 import { alpha2ToNumeric } from "i18n-iso-countries";
 import { feature } from "topojson-client";
 import type { GeometryCollection, Topology } from "topojson-specification";
@@ -11,20 +11,30 @@ import world from "world-atlas/countries-110m.json";
 import type { TopEntry } from "./api";
 import { num } from "./format";
 
-const WIDTH = 960;
-const HEIGHT = 470;
+export const WIDTH = 960;
+export const HEIGHT = 470;
 const topo = world as unknown as Topology<{ countries: GeometryCollection<{ name: string }> }>;
 const countries = feature(topo, topo.objects.countries).features;
-const projection = geoEqualEarth().fitSize([WIDTH, HEIGHT], { type: "Sphere" });
-const path = geoPath(projection);
+export const projection = geoEqualEarth().fitSize([WIDTH, HEIGHT], { type: "Sphere" });
+export const path = geoPath(projection);
 // Drawn once: the shapes never change, only their shading.
-const shapes = countries.map((f) => ({ id: String(f.id ?? ""), name: f.properties.name, d: path(f) ?? "" }));
+export const shapes = countries.map((f) => ({ id: String(f.id ?? ""), name: f.properties.name, d: path(f) ?? "" }));
 
-function keyOf(value: string): string {
+/** Where a country's dot and arcs start: its centroid, by ISO numeric code, projected. */
+export const centroids = new Map<string, [number, number]>();
+for (const f of countries) {
+  const p = projection(geoCentroid(f));
+  if (p && f.id !== undefined) centroids.set(String(f.id), p);
+}
+
+export function keyOf(value: string): string {
   return value.length === 2 ? (alpha2ToNumeric(value.toUpperCase()) ?? value) : value.toLowerCase();
 }
 
-export default function WorldMap({ rows }: { rows: TopEntry[] }) {
+/** A log scale: one loud country must not wash out all the others. */
+export const shadeOf = (n: number, max: number) => (n > 0 ? 0.15 + (0.85 * Math.log1p(n)) / Math.log1p(max) : 0);
+
+export default function WorldMap({ rows, children }: { rows: TopEntry[]; children?: preact.ComponentChildren }) {
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(keyOf(r.value), r.count);
   const max = Math.max(1, ...rows.map((r) => r.count));
@@ -33,14 +43,14 @@ export default function WorldMap({ rows }: { rows: TopEntry[] }) {
       <path class="sphere" d={path({ type: "Sphere" }) ?? ""} />
       {shapes.map((s) => {
         const n = counts.get(s.id) ?? counts.get(s.name.toLowerCase()) ?? 0;
-        // A log scale: one loud country must not wash out all the others.
-        const shade = n > 0 ? 0.15 + (0.85 * Math.log1p(n)) / Math.log1p(max) : 0;
+        const shade = shadeOf(n, max);
         return (
           <path key={s.id + s.name} d={s.d} class={n > 0 ? "land hit" : "land"} style={n > 0 ? { fillOpacity: shade } : undefined}>
             <title>{n > 0 ? `${s.name}: ${num(n)} events` : s.name}</title>
           </path>
         );
       })}
+      {children}
     </svg>
   );
 }
