@@ -1,22 +1,27 @@
 /**
  * Where a sensor stands (PUT /api/v1/nodes/{node_id}/location, issue 34): set by an operator,
- * shown in the node, kept when the node registers again; refused for a read token, a bad
- * latitude or longitude, an unknown node.
+ * shown in the node, kept when the node registers again and when Core restarts on its
+ * database; refused for a read token, a bad latitude or longitude, an unknown node.
  */
 import { expect, test } from "bun:test";
 import { sha256 } from "../../src/core/auth";
-import { BIG_ID, getJson, registerNode, startTestCore } from "../helpers";
+import { BIG_ID, getJson, registerNode, startTestCore, tempDir } from "../helpers";
+import { keptDatabase } from "../helpers/kept-db";
 
 const READ = "hb_read_token_for_node_location_01";
 const OPERATOR = "hb_operator_token_for_node_location";
 
-test("an operator sets a node's location; the node shows it, also after it registers again", async () => {
-  await using core = await startTestCore({
+test("an operator sets a node's location; the node shows it, also after it registers again and after a restart", async () => {
+  using dir = tempDir();
+  await using db = await keptDatabase(dir.path);
+  const config = {
+    ...db.config,
     tokens: [
-      { name: "viewer", role: "read", sha256: sha256(READ) },
-      { name: "alice", role: "operator", sha256: sha256(OPERATOR) },
+      { name: "viewer", role: "read" as const, sha256: sha256(READ) },
+      { name: "alice", role: "operator" as const, sha256: sha256(OPERATOR) },
     ],
-  });
+  };
+  let core = await startTestCore(config);
   const put = (token: string, body: unknown, id: string | bigint = BIG_ID) =>
     getJson(`${core.api}/api/v1/nodes/${id}/location`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
   const node = async () => (await getJson(`${core.api}/api/v1/nodes/${BIG_ID}`, { headers: { authorization: `Bearer ${READ}` } })).body;
@@ -31,7 +36,7 @@ test("an operator sets a node's location; the node shows it, also after it regis
 
   // A registration (the node reconnecting) does not move it.
   first.close();
-  using _again = await registerNode(core);
+  const again = await registerNode(core);
   expect((await node()).location).toEqual({ lat: 50.11, lon: 8.68, label: "Frankfurt" });
   expect((await put(OPERATOR, { lat: -33.87, lon: 151.21 })).body).toEqual({ lat: -33.87, lon: 151.21, label: null });
   expect((await node()).location).toEqual({ lat: -33.87, lon: 151.21, label: null });
@@ -47,4 +52,14 @@ test("an operator sets a node's location; the node shows it, also after it regis
   expect((await put(OPERATOR, { lat: 1, lon: 2 }, "sensor-1")).status).toBe(400);
   // Nothing refused changed it.
   expect((await node()).location).toEqual({ lat: -33.87, lon: 151.21, label: null });
+
+  // Stored with the node: a new Core on the same database shows it before the node is back.
+  again.close();
+  await core[Symbol.asyncDispose]();
+  core = await startTestCore(config);
+  try {
+    expect((await node()).location).toEqual({ lat: -33.87, lon: 151.21, label: null });
+  } finally {
+    await core[Symbol.asyncDispose]();
+  }
 }, 60_000);
