@@ -51,7 +51,10 @@ function toOpenApi30(node: unknown): void {
   for (const v of Object.values(o)) toOpenApi30(v);
 }
 
-export function completeOpenApi(doc: Json): Json {
+export function completeOpenApi(generated: Json): Json {
+  // A copy: the plugin's document holds the routes' own schema objects, which validate
+  // requests and answers; changed in place, a later Core in the process refuses its answers.
+  const doc = structuredClone(generated);
   toOpenApi30(doc.paths);
   toOpenApi30(doc.components);
   for (const ops of Object.values<Json>(doc.paths ?? {})) {
