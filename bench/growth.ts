@@ -44,16 +44,19 @@ const QUERIES = Math.max(1, Number(process.env.BENCH_GROWTH_QUERIES ?? 7));
 const BASE_DIR = process.env.BENCH_GROWTH_DIR ?? tmpdir();
 const DAY_MS = 86_400_000;
 /** TEST-NET-1: an address the event generator never produces (checked below). */
-const UNIQUE_IP = "192.0.2.1";
+export const UNIQUE_IP = "192.0.2.1";
 /** Spacing of the stored events: the largest size spans DAYS days. */
 const STEP_MS = (DAYS * DAY_MS) / Math.max(...SIZES);
 const CORE_ENV = { HONEYBEE_API_RATE_PER_MINUTE: "0" };
 
 for (let a = 0; a < ADDRESS_COUNT; a++) if (addressOf(a) === UNIQUE_IP) throw new Error(`${UNIQUE_IP} is one of the generator's addresses`);
 
-/** Fills a new database with `size` events through Core; returns seconds taken. */
-async function fill(path: string, size: number): Promise<number> {
-  const baseMs = Date.now() - size * STEP_MS;
+/**
+ * Fills a new database with `size` events through Core, `stepMs` apart (the newest now);
+ * returns seconds taken. scripts/console-page-times.ts grows its database with it too.
+ */
+export async function fill(path: string, size: number, stepMs = STEP_MS): Promise<number> {
+  const baseMs = Date.now() - size * stepMs;
   const db = openDatabase(path);
   db.$client.run("INSERT INTO event_meta (key, value) VALUES ('counts_daily_through', ?)", [Math.floor(baseMs / DAY_MS) - 1]);
   db.$client.close();
@@ -61,7 +64,7 @@ async function fill(path: string, size: number): Promise<number> {
   // daily roll-up keeps pace with days of history arriving in seconds.
   const core = await startCoreOn(path, ["--log-events", "false"], { ...CORE_ENV, HONEYBEE_STATS_FLUSH_MS: "200" });
   try {
-    const filler = Bun.spawn([BUN, join(import.meta.dir, "growth-fill-fixture.ts"), JSON.stringify({ port: core.ports.event, count: size, baseMs, stepMs: STEP_MS, uniqueIp: UNIQUE_IP, seed: 11 })], {
+    const filler = Bun.spawn([BUN, join(import.meta.dir, "growth-fill-fixture.ts"), JSON.stringify({ port: core.ports.event, count: size, baseMs, stepMs, uniqueIp: UNIQUE_IP, seed: 11 })], {
       stdout: "pipe",
       stderr: "inherit",
     });
