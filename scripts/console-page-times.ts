@@ -184,6 +184,8 @@ async function loadPages(api: string): Promise<(string | number)[][]> {
     const costliest = alone.reduce<{ url: string; ms: number } | null>((m, a) => (m && m.ms >= a.ms ? m : a), null);
     const sum = alone.reduce((t, a) => t + a.ms, 0);
     const short = (u: string) => u.replace(api, "");
+    console.log(`${path}: ${loads.map((l) => Math.round(l.ms)).join(", ")} ms; its API requests alone, costliest first:`);
+    for (const a of [...alone].sort((x, y) => y.ms - x.ms).slice(0, 6)) console.log(`  ${a.ms.toFixed(1)} ms ${short(a.url)}`);
     rows.push([
       path,
       Math.round(ms),
@@ -194,7 +196,6 @@ async function loadPages(api: string): Promise<(string | number)[][]> {
       costliest ? `${short(costliest.url)} (${Math.round(costliest.ms)})` : "-",
       Math.round(sum),
     ]);
-    console.log(`${path}: ${loads.map((l) => Math.round(l.ms)).join(", ")} ms`);
   }
   if (errors.length) console.log(`Page errors: ${errors.join("; ")}`);
   return rows;
