@@ -192,7 +192,7 @@ export function registerEventCommands(program: Command): void {
     program
       .command("stats")
       .description("event counts and the top source addresses, usernames, passwords, event types, countries and ASNs")
-      .option("--window <span>", "count over this many hours or days before now, e.g. 24h, 7d (default 24h)")
+      .option("--window <span>", "count over this many minutes, hours or days before now, e.g. 15m, 24h, 7d (default 24h)")
       .option("--top <n>", "entries per top list (default 10)", wholeNumber(1, 100)),
   ).action(
     action<{ window?: string; top?: number }>(async (ctx, _args, o) => {

@@ -148,7 +148,7 @@ describe("honeybee events", () => {
       [["events", "--since", "yesterday"], `option '--since <time>' argument 'yesterday' is invalid. expected an ISO 8601 time (2026-11-22T01:07:41Z), unix seconds, or an age such as 15m, 2h, 7d`],
       [["events", "--limit", "0"], `option '--limit <n>' argument '0' is invalid. expected a whole number from 1 to 1000`],
       [["events", "--cursor", "abc"], `option '--cursor <cursor>' argument 'abc' is invalid. expected the number printed after "older events: add --cursor"`],
-      [["stats", "--window", "soon"], `window must be a number of hours or days like 24h or 7d`],
+      [["stats", "--window", "soon"], `window must be a number of minutes, hours or days like 15m, 24h or 7d`],
     ];
     for (const [args, message] of usage) {
       const res = await cli(args, core);

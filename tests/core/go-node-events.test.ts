@@ -76,7 +76,7 @@ describe("a Go node's events", () => {
     const times3 = (list: { value: string; count: number }[]) => list.map((e) => ({ ...e, count: e.count * 3 }));
     const stats = (await getJson(`${core.api}/api/v1/stats`)).body;
     expect(statsOfOne.usernames).toEqual([{ value: "admin", count: 1 }]);
-    expect(stats.top).toEqual({ src_ips: times3(statsOfOne.src_ips), usernames: times3(statsOfOne.usernames), passwords: times3(statsOfOne.passwords), event_types: times3(statsOfOne.event_types), countries: times3(statsOfOne.countries), asns: times3(statsOfOne.asns), commands: times3(statsOfOne.commands), hassh: times3(statsOfOne.hassh) });
+    expect(stats.top).toEqual({ src_ips: times3(statsOfOne.src_ips), usernames: times3(statsOfOne.usernames), passwords: times3(statsOfOne.passwords), event_types: times3(statsOfOne.event_types), countries: times3(statsOfOne.countries), asns: times3(statsOfOne.asns), commands: times3(statsOfOne.commands), hassh: times3(statsOfOne.hassh), credentials: times3(statsOfOne.credentials) });
   });
 
   test("a PotEvent without pot_type takes the pot's kind from the registry: ?pot_type=cowrie finds it", async () => {

@@ -9,7 +9,7 @@ import { parseNodeId } from "../../core/http/node-ref";
 import { noQuery } from "../../core/http/query";
 import { NodeHealth } from "../../protocol/messages";
 import { potFields } from "../pots";
-import { NodeDetail, NodeList, NodeLocation, NodeLocationInput } from "./schemas";
+import { NodeDetail, NodeList, NodeLocationInput, SensorLocation } from "./schemas";
 
 /** GET /api/v1/nodes, rebuilt when the registry changes; also served straight from Bun's router. */
 export function nodeList(registry: Registry): (request: Request) => Response {
@@ -69,7 +69,7 @@ export const nodesApi = (registry: Registry, list: (request: Request) => Respons
         params: NODE_PARAM,
         body: NodeLocationInput,
         response: {
-          200: NodeLocation,
+          200: SensorLocation,
           ...errorResponses({ 400: ["bad_request", "invalid request: body lat: Expected number to be less or equal to 90"], 404: ["not_found", "node 18446744073709551557 is not registered"] }),
         },
         detail: {

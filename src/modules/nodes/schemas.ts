@@ -17,15 +17,18 @@ export const NodeLocationInput = Type.Object(
   { example: { lat: 50.11, lon: 8.68, label: "Frankfurt" } },
 );
 
+/** A node's location as stored and answered. */
+export const SensorLocation = Type.Object(
+  {
+    lat: Type.Number({ minimum: -90, maximum: 90 }),
+    lon: Type.Number({ minimum: -180, maximum: 180 }),
+    label: Type.Union([Type.String(), Type.Null()]),
+  },
+  { example: { lat: 50.11, lon: 8.68, label: "Frankfurt" } },
+);
+
 export const NodeLocation = Type.Union(
-  [
-    Type.Object({
-      lat: Type.Number({ minimum: -90, maximum: 90 }),
-      lon: Type.Number({ minimum: -180, maximum: 180 }),
-      label: Type.Union([Type.String(), Type.Null()]),
-    }),
-    Type.Null(),
-  ],
+  [SensorLocation, Type.Null()],
   { description: "Where the operator says the sensor stands (PUT /api/v1/nodes/{node_id}/location); null until set. The console's attack map draws arcs to it." },
 );
 export type NodeLocation = typeof NodeLocation.static;

@@ -80,7 +80,7 @@ export const rulesApi = (rules: Rules, hasOutput: (name: string) => boolean) =>
         return rules.get(params.name)!;
       },
       {
-        response: { 200: RuleInfo, ...errorResponses({ 400: BAD_RULE, ...CHANGE_ERRORS }) },
+        response: { 200: RuleInfo, ...errorResponses({ 400: ["bad_request", "invalid rule: /outputs names no output: pager"], ...CHANGE_ERRORS }) },
         detail: {
           tags: ["Rules"],
           summary: "Replace an alert rule",

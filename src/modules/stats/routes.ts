@@ -97,7 +97,7 @@ export const statsApi = (deps: {
       };
     },
     {
-      response: { 200: Stats, ...errorResponses({ 400: ["bad_request", "give either window or from/to, not both"] }) },
+      response: { 200: Stats, ...errorResponses({ 400: ["bad_request", 'window must be a number of minutes, hours or days like 15m, 24h or 7d (at most 366d), got "soon"'] }) },
       detail: {
         parameters: StatsQuery.parameters,
         tags: ["Stats"],
