@@ -72,7 +72,7 @@ export const IndicatorList = t.Object(
   },
 );
 
-const window = (def: string) => Type.Optional(Type.String({ description: `Addresses seen in this window: hours or days, e.g. \`24h\`, \`7d\` (default ${def}).`, example: def }));
+const window = (def: string) => Type.Optional(Type.String({ description: `Addresses seen in this window: minutes, hours or days, e.g. \`15m\`, \`24h\`, \`7d\` (default ${def}).`, example: def }));
 const minCount = Type.Optional(Type.Integer({ minimum: 1, default: 1, description: "Only addresses with at least this many events in the window.", example: 5 }));
 const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 10_000, description: "Addresses at most, most active first.", example: 1000 }));
 
@@ -164,7 +164,7 @@ export const indicatorsApi = (deps: {
         return new Response(ips.length > 0 ? `${ips.join("\n")}\n` : "", { headers: { "content-type": "text/plain; charset=utf-8" } });
       },
       {
-        response: { ...errorResponses({ 400: ["bad_request", 'window must be a number of hours or days like 24h or 7d (at most 366d), got "forever"'] }) },
+        response: { ...errorResponses({ 400: ["bad_request", 'window must be a number of minutes, hours or days like 15m, 24h or 7d (at most 366d), got "forever"'] }) },
         detail: {
           parameters: BlocklistQuery.parameters,
           tags: ["Indicators"],

@@ -7,14 +7,10 @@
 import { Type } from "@sinclair/typebox";
 import { badRequest } from "../../core/http/errors";
 import { type NodeNames, nodeParam } from "../../core/http/node-ref";
-import { timeParam } from "../../core/http/time-params";
+import { MAX_RANGE_DAYS, MAX_RANGE_MS, parseWindow, timeParam } from "../../core/http/time-params";
 import type { SourceFilter, StatsRange } from "../../db/stats-range";
 import { TIME_FORMS } from "../../time";
 
-const WINDOW = /^([1-9][0-9]{0,6})([mhd])$/;
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-export const MAX_RANGE_DAYS = 366;
-const MAX_RANGE_MS = MAX_RANGE_DAYS * UNIT_MS.d;
 
 /** The query parameters of a range and a filter, with the window's default. */
 export function rangeParams(defaultWindow: string) {
@@ -28,14 +24,6 @@ export function rangeParams(defaultWindow: string) {
     pot_id: Type.Optional(Type.String({ description: "Only events of this honeypot.", example: "cowrie-01" })),
     pot_type: Type.Optional(Type.String({ description: "Only events of this kind of honeypot.", example: "cowrie" })),
   };
-}
-
-/** A `window` in ms: a number of minutes, hours or days, at most MAX_RANGE_DAYS. */
-export function windowMs(raw: string): number {
-  const m = WINDOW.exec(raw);
-  const ms = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : NaN;
-  if (!(ms <= MAX_RANGE_MS)) throw badRequest(`window must be a number of minutes, hours or days like 15m, 24h or 7d (at most ${MAX_RANGE_DAYS}d), got ${JSON.stringify(raw)}`);
-  return ms;
 }
 
 export interface AskedRange {
@@ -52,7 +40,7 @@ export function askedRange(q: { window?: string; from?: string; to?: string }, d
   if (q.from === undefined) {
     if (q.to !== undefined) throw badRequest("query parameter to needs from (or give a window instead)");
     const label = q.window ?? defaultWindow;
-    const ms = windowMs(label);
+    const ms = parseWindow(label);
     return { range: { from: now - ms, to: now }, label, windowMs: ms };
   }
   const from = timeParam("from", q.from)!;
